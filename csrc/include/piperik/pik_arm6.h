@@ -1,0 +1,63 @@
+/*
+ * 6R arms with a spherical wrist in the PiPER class: Craig modified DH with
+ *   alpha = (0, -pi/2, 0, +pi/2, -pi/2, +pi/2),  a = (0, 0, a2, a3, 0, 0),  d = (d1, 0, 0, d4, 0, d6),
+ * theta_i = q_i + theta_offset_i. Axes 1 and 2 intersect, axes 2 and 3 are parallel, axes 4-6 meet
+ * in the wrist centre, and a3 offsets the forearm from the elbow axis. The arm is data
+ * (pik_arm6_model); one solver serves every arm of the class.
+ *
+ * IK (Pieper decoupling): wrist centre p_wc = p - d6 * z_flange; q1 from its azimuth (two
+ * shoulder branches); the elbow from the law of cosines a3 cos t3 + d4 sin t3 = K (two roots);
+ * q2 from a planar rotation; q4..q6 from R36 = R03^T R (two wrist flips). Up to 8 solutions.
+ *
+ * Elbow branch: theta3 + phi = asin(K/L) (PIK_FLAG_ELBOW_B clear) or pi - asin(K/L) (set), with
+ * L = sqrt(a3^2 + d4^2), phi = atan2(a3, d4).
+ */
+#ifndef PIK_ARM6_H
+#define PIK_ARM6_H
+
+#include "pik_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pik_arm6_model {
+    const char *name;
+    double d1_m;                  /* base to shoulder (axis 2) height */
+    double a2_m;                  /* upper arm: axis 2 to axis 3 */
+    double a3_m;                  /* elbow offset of the forearm, along x3 */
+    double d4_m;                  /* forearm: elbow to wrist centre */
+    double d6_m;                  /* wrist centre to flange */
+    double theta_offset_rad[6];   /* theta_i = q_i + theta_offset_rad[i] */
+    double lower_rad[6];          /* joint limits */
+    double upper_rad[6];
+} pik_arm6_model;
+
+/* The AgileX PiPER, piper_sdk modified DH. legacy_zero = 0: firmware >= S-V1.6-3
+ * (dh_is_offset = 1, offsets -172.22 / -102.78 deg); 1: older firmware (-174.22 / -100.78 deg). */
+const pik_arm6_model *pik_piper_model(int legacy_zero);
+
+/* Returns PIK_OK when the model's lengths and limits are finite and consistent. */
+int pik_arm6_model_check(const pik_arm6_model *model);
+
+/* Forward kinematics of the flange: T_out is 4x4 row-major. */
+int pik_arm6_fk(const pik_arm6_model *model, const double q_rad[6], double T_out[16]);
+
+/* Wrist centre (origin of DH frame 4) for joint angles q. */
+int pik_arm6_wrist_center(const pik_arm6_model *model, const double q_rad[6], double p_out_m[3]);
+
+/*
+ * Every exact IK solution of the flange pose T (4x4 row-major). seed_q_rad may be NULL; it gives
+ * q1 when the wrist centre is on the base axis and q4 when the wrist is singular (else 0).
+ * Returns PIK_OK with out->count >= 1, PIK_UNREACHABLE with out->count == 0, or an input error
+ * (bad pose -> PIK_ERR_*) with out->count == 0. Solutions are not filtered by joint limits; each
+ * carries PIK_FLAG_IN_LIMITS when it is inside them.
+ */
+int pik_arm6_ik(const pik_arm6_model *model, const double T[16], const double *seed_q_rad,
+                pik_solution_set *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PIK_ARM6_H */

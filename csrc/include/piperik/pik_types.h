@@ -1,0 +1,59 @@
+/* Types shared by every arm class: poses, solution sets, solution flags. */
+#ifndef PIK_TYPES_H
+#define PIK_TYPES_H
+
+#include <stdint.h>
+#include "pik_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Solution flags. Bits 0-2 name the branch; the others describe the solution. */
+#define PIK_FLAG_SHOULDER_BACK   (1u << 0) /* 6R: q1 points away from the wrist centre (reach over) */
+#define PIK_FLAG_ELBOW_B         (1u << 1) /* 6R: second root of the elbow equation, see pik_arm6.h */
+#define PIK_FLAG_WRIST_FLIP      (1u << 2) /* 6R: sin(theta5) < 0 */
+#define PIK_BRANCH_MASK          (PIK_FLAG_SHOULDER_BACK | PIK_FLAG_ELBOW_B | PIK_FLAG_WRIST_FLIP)
+#define PIK_FLAG_SING_SHOULDER   (1u << 3) /* wrist centre on the base axis: q1 taken from the seed */
+#define PIK_FLAG_SING_ELBOW      (1u << 4) /* elbow stretched or folded: the two elbow roots coincide */
+#define PIK_FLAG_SING_WRIST      (1u << 5) /* wrist axes 4 and 6 aligned: q4 taken from the seed */
+#define PIK_FLAG_IN_LIMITS       (1u << 6) /* every joint within [lower, upper] */
+#define PIK_SING_MASK            (PIK_FLAG_SING_SHOULDER | PIK_FLAG_SING_ELBOW | PIK_FLAG_SING_WRIST)
+
+/* One exact IK solution. */
+typedef struct pik_solution {
+    double q_rad[PIK_MAX_DOF]; /* joint angles, each wrapped to (-pi, pi] */
+    uint32_t flags;            /* PIK_FLAG_* */
+    double pos_err_m;          /* |p_fk - p_target| of the self-check */
+    double rot_err_rad;        /* |R_fk - R_target|_F / sqrt(2) (the rotation angle for small errors) */
+} pik_solution;
+
+/* Every solution for one pose; caller-owned, filled by the solvers. */
+typedef struct pik_solution_set {
+    int count;                 /* number of valid entries in sol[] (0 .. PIK_MAX_SOLUTIONS) */
+    int dof;                   /* joints per solution */
+    int rejected;              /* candidates dropped by the FK self-check (0 unless something is wrong) */
+    pik_solution sol[PIK_MAX_SOLUTIONS];
+} pik_solution_set;
+
+/* Options of solution selection (pik_select). Zero-initialise, then set what you need. */
+typedef struct pik_select_options {
+    const double *weights;      /* per-joint weights of the squared joint distance; NULL: all 1 */
+    double limit_margin_rad;    /* solutions closer than this to a limit are rejected (default 0) */
+} pik_select_options;
+
+/* What pik_select chose. */
+typedef struct pik_selection {
+    int index;                  /* index into the solution set, -1 when nothing qualified */
+    double q_rad[PIK_MAX_DOF];  /* the chosen solution, joints shifted by 2pi where that brings them
+                                   into the limits closer to q_current */
+    uint32_t flags;             /* the chosen solution's flags */
+    double distance;            /* weighted joint distance to q_current (0 without q_current) */
+    double limit_margin_rad;    /* smallest distance of any joint to its nearest limit */
+} pik_selection;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PIK_TYPES_H */

@@ -1,0 +1,402 @@
+/*
+ * 6R spherical-wrist arms of the PiPER class (modified DH, see pik_arm6.h).
+ *
+ * Frames (c_i = cos theta_i, s_i = sin theta_i, theta23 = theta2 + theta3):
+ *   R03 = Rz(t1) Rx(-pi/2) Rz(t23) = [ c1c23  -c1s23  -s1 ]
+ *                                    [ s1c23  -s1s23   c1 ]
+ *                                    [ -s23   -c23     0  ]
+ *   R36 = Rx(pi/2)Rz(t4) Rx(-pi/2)Rz(t5) Rx(pi/2)Rz(t6)
+ *       = [ c4c5c6 - s4s6   -c4c5s6 - s4c6   c4s5 ]
+ *         [ s5c6            -s5s6            -c5  ]
+ *         [ s4c5c6 + c4s6   -s4c5s6 + c4c6   s4s5 ]
+ *   wrist centre in frame 3: (a3, -d4, 0); with u = a2 + a3c3 + d4s3, v = a3s3 - d4c3:
+ *   rho = c2 u - s2 v (signed distance from the base axis along azimuth t1), z = d1 - (s2 u + c2 v).
+ */
+#include <math.h>
+
+#include "piperik/pik_arm6.h"
+#include "piperik/pik_pose.h"
+#include "piperik/pik_status.h"
+#include "pik_trig_impl.h"
+
+#define PIK_PI 3.14159265358979323846
+#define PIK_TWO_PI 6.28318530717958647692
+
+/* Below this distance of the wrist centre from the base axis (relative to the arm's reach) q1 is
+ * taken from the seed: the azimuth carries no information there. */
+#define PIK_SHOULDER_SING_REL 1e-12
+/* Elbow: a target this far (relative) beyond the stretched/folded boundary is clamped onto it. */
+#define PIK_ELBOW_CLAMP_REL 1e-12
+/* Wrist: |sin theta5| below this gives no usable direction for theta4, which is taken from the seed. */
+#define PIK_WRIST_SING_ABS 1e-12
+
+typedef struct joint_sc {
+    double s[6];
+    double c[6];
+} joint_sc;
+
+/* Wraps an angle (within a few turns of the range) into (-pi, pi]. */
+static double wrap_pi(double a)
+{
+    while (a > PIK_PI) {
+        a -= PIK_TWO_PI;
+    }
+    while (a <= -PIK_PI) {
+        a += PIK_TWO_PI;
+    }
+    return a;
+}
+
+/* Flange pose from the sines and cosines of theta (not q). R row-major. */
+static void compose(const pik_arm6_model *m, const joint_sc *j, double R[9], double p[3])
+{
+    const double *s = j->s, *c = j->c;
+    double s23 = s[1] * c[2] + c[1] * s[2];
+    double c23 = c[1] * c[2] - s[1] * s[2];
+    double R03[9], R36[9];
+    double u = m->a2_m + m->a3_m * c[2] + m->d4_m * s[2];
+    double v = m->a3_m * s[2] - m->d4_m * c[2];
+    double rho = c[1] * u - s[1] * v;
+    int r;
+    R03[0] = c[0] * c23; R03[1] = -c[0] * s23; R03[2] = -s[0];
+    R03[3] = s[0] * c23; R03[4] = -s[0] * s23; R03[5] = c[0];
+    R03[6] = -s23;       R03[7] = -c23;        R03[8] = 0.0;
+    R36[0] = c[3] * c[4] * c[5] - s[3] * s[5];
+    R36[1] = -c[3] * c[4] * s[5] - s[3] * c[5];
+    R36[2] = c[3] * s[4];
+    R36[3] = s[4] * c[5];
+    R36[4] = -s[4] * s[5];
+    R36[5] = -c[4];
+    R36[6] = s[3] * c[4] * c[5] + c[3] * s[5];
+    R36[7] = -s[3] * c[4] * s[5] + c[3] * c[5];
+    R36[8] = s[3] * s[4];
+    for (r = 0; r < 3; ++r) {
+        R[3 * r + 0] = R03[3 * r] * R36[0] + R03[3 * r + 1] * R36[3] + R03[3 * r + 2] * R36[6];
+        R[3 * r + 1] = R03[3 * r] * R36[1] + R03[3 * r + 1] * R36[4] + R03[3 * r + 2] * R36[7];
+        R[3 * r + 2] = R03[3 * r] * R36[2] + R03[3 * r + 1] * R36[5] + R03[3 * r + 2] * R36[8];
+    }
+    p[0] = c[0] * rho + m->d6_m * R[2];
+    p[1] = s[0] * rho + m->d6_m * R[5];
+    p[2] = m->d1_m - (s[1] * u + c[1] * v) + m->d6_m * R[8];
+}
+
+static void joint_sincos(const pik_arm6_model *m, const double q_rad[6], joint_sc *j)
+{
+    int i;
+    for (i = 0; i < 6; ++i) {
+        pik_sincos_inline(q_rad[i] + m->theta_offset_rad[i], &j->s[i], &j->c[i]);
+    }
+}
+
+static int finite6(const double q[6])
+{
+    int i;
+    for (i = 0; i < 6; ++i) {
+        if (!(fabs(q[i]) <= 1e300)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int pik_arm6_model_check(const pik_arm6_model *m)
+{
+    int i;
+    double vals[5];
+    if (m == 0) {
+        return PIK_ERR_NULL;
+    }
+    vals[0] = m->d1_m; vals[1] = m->a2_m; vals[2] = m->a3_m; vals[3] = m->d4_m; vals[4] = m->d6_m;
+    for (i = 0; i < 5; ++i) {
+        if (!(fabs(vals[i]) <= 1e6)) {
+            return PIK_ERR_BAD_MODEL;
+        }
+    }
+    /* The planar arm must not fold the wrist centre onto the shoulder (u = v = 0). */
+    if (!(m->a2_m > 0.0) || fabs(m->a2_m - sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m)) < 1e-9) {
+        return PIK_ERR_BAD_MODEL;
+    }
+    for (i = 0; i < 6; ++i) {
+        if (!(fabs(m->theta_offset_rad[i]) <= 1e3) || !(m->lower_rad[i] <= m->upper_rad[i]) ||
+            !(fabs(m->lower_rad[i]) <= 1e3) || !(fabs(m->upper_rad[i]) <= 1e3)) {
+            return PIK_ERR_BAD_MODEL;
+        }
+    }
+    return PIK_OK;
+}
+
+int pik_arm6_fk(const pik_arm6_model *m, const double q_rad[6], double T_out[16])
+{
+    joint_sc j;
+    double R[9], p[3];
+    int r;
+    if (m == 0 || q_rad == 0 || T_out == 0) {
+        return PIK_ERR_NULL;
+    }
+    if (!finite6(q_rad)) {
+        return PIK_ERR_NONFINITE;
+    }
+    joint_sincos(m, q_rad, &j);
+    compose(m, &j, R, p);
+    for (r = 0; r < 3; ++r) {
+        T_out[4 * r + 0] = R[3 * r + 0];
+        T_out[4 * r + 1] = R[3 * r + 1];
+        T_out[4 * r + 2] = R[3 * r + 2];
+        T_out[4 * r + 3] = p[r];
+    }
+    T_out[12] = 0.0; T_out[13] = 0.0; T_out[14] = 0.0; T_out[15] = 1.0;
+    return PIK_OK;
+}
+
+int pik_arm6_wrist_center(const pik_arm6_model *m, const double q_rad[6], double p_out_m[3])
+{
+    joint_sc j;
+    double u, v, rho;
+    if (m == 0 || q_rad == 0 || p_out_m == 0) {
+        return PIK_ERR_NULL;
+    }
+    if (!finite6(q_rad)) {
+        return PIK_ERR_NONFINITE;
+    }
+    joint_sincos(m, q_rad, &j);
+    u = m->a2_m + m->a3_m * j.c[2] + m->d4_m * j.s[2];
+    v = m->a3_m * j.s[2] - m->d4_m * j.c[2];
+    rho = j.c[1] * u - j.s[1] * v;
+    p_out_m[0] = j.c[0] * rho;
+    p_out_m[1] = j.s[0] * rho;
+    p_out_m[2] = m->d1_m - (j.s[1] * u + j.c[1] * v);
+    return PIK_OK;
+}
+
+/* Self-check one candidate: FK from its sines and cosines against the target. Returns 1 if exact. */
+static int self_check(const pik_arm6_model *m, const joint_sc *j, const double R_t[9], const double p_t[3],
+                      double *pos_err, double *rot_err)
+{
+    double R[9], p[3], dp[3], fro2 = 0.0;
+    int i;
+    compose(m, j, R, p);
+    for (i = 0; i < 3; ++i) {
+        dp[i] = p[i] - p_t[i];
+    }
+    for (i = 0; i < 9; ++i) {
+        double d = R[i] - R_t[i];
+        fro2 += d * d;
+    }
+    *pos_err = sqrt(dp[0] * dp[0] + dp[1] * dp[1] + dp[2] * dp[2]);
+    /* |R1 - R2|_F = 2 sqrt(2) |sin(angle/2)| ~ sqrt(2) angle for small angles. */
+    *rot_err = sqrt(0.5 * fro2);
+    return *pos_err <= PIK_SELFCHECK_POS_TOL_M && *rot_err <= PIK_SELFCHECK_ROT_TOL_RAD;
+}
+
+static uint32_t limit_flag(const pik_arm6_model *m, const double q[6])
+{
+    int i;
+    for (i = 0; i < 6; ++i) {
+        if (q[i] < m->lower_rad[i] - PIK_LIMIT_TOL_RAD || q[i] > m->upper_rad[i] + PIK_LIMIT_TOL_RAD) {
+            return 0u;
+        }
+    }
+    return PIK_FLAG_IN_LIMITS;
+}
+
+/* Appends a checked solution; drops it (and counts it) if the self-check fails. */
+static void emit(const pik_arm6_model *m, const double theta[6], uint32_t flags, double pos_err,
+                 double rot_err, int ok, pik_solution_set *out)
+{
+    pik_solution *sol;
+    int i;
+    if (!ok) {
+        out->rejected++;
+        return;
+    }
+    sol = &out->sol[out->count++];
+    for (i = 0; i < 6; ++i) {
+        sol->q_rad[i] = wrap_pi(theta[i] - m->theta_offset_rad[i]);
+    }
+    sol->q_rad[6] = 0.0;
+    sol->flags = flags | limit_flag(m, sol->q_rad);
+    sol->pos_err_m = pos_err;
+    sol->rot_err_rad = rot_err;
+}
+
+/* atan2 over arrays: independent calls back to back let the CPU overlap their division latencies
+ * (about 2.5x the throughput of calls interleaved with the dependent algebra around them). */
+static void atan2_many(const double *y, const double *x, double *out, int n)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        out[i] = pik_atan2_inline(y[i], x[i]);
+    }
+}
+
+int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_q_rad, pik_solution_set *out)
+{
+    /* One arm configuration per (shoulder, elbow) branch; each carries two wrist flips. */
+    enum { MAX_ARMS = 4, N_ANGLES = 3 + 4 * MAX_ARMS };
+    joint_sc arm[MAX_ARMS];
+    uint32_t arm_flags[MAX_ARMS];
+    int n_wrist[MAX_ARMS];
+    double ys[N_ANGLES], xs[N_ANGLES], angles[N_ANGLES];
+    double R[9], p[3], wc[3];
+    double rxy, reach, L, K, D, cphi, sphi, h, s1, c1, rho;
+    double s3[2], c3[2];
+    double seed_th1, seed_th4;
+    int n_elbow = 2, n_arms = 0, si, ei, ai, status;
+    uint32_t sing = 0u;
+
+    if (out == 0) {
+        return PIK_ERR_NULL;
+    }
+    out->count = 0;
+    out->dof = 6;
+    out->rejected = 0;
+    if (m == 0 || T == 0) {
+        return PIK_ERR_NULL;
+    }
+    if (seed_q_rad != 0 && !finite6(seed_q_rad)) {
+        return PIK_ERR_NONFINITE;
+    }
+    status = pik_pose_check(T, R, p, 0);
+    if (status != PIK_OK) {
+        return status;
+    }
+    seed_th1 = (seed_q_rad ? seed_q_rad[0] : 0.0) + m->theta_offset_rad[0];
+    seed_th4 = (seed_q_rad ? seed_q_rad[3] : 0.0) + m->theta_offset_rad[3];
+
+    /* 1. Wrist centre: back from the flange along its z axis. */
+    wc[0] = p[0] - m->d6_m * R[2];
+    wc[1] = p[1] - m->d6_m * R[5];
+    wc[2] = p[2] - m->d6_m * R[8];
+
+    /* 2. Shoulder: the wrist centre lies in the vertical plane through axis 1 (a1 = 0). */
+    L = sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
+    reach = m->a2_m + L;
+    rxy = sqrt(wc[0] * wc[0] + wc[1] * wc[1]);
+    if (rxy > PIK_SHOULDER_SING_REL * reach) {
+        s1 = wc[1] / rxy;
+        c1 = wc[0] / rxy;
+        rho = rxy;
+    } else {
+        /* On the base axis every q1 works: keep the seed's. */
+        pik_sincos_inline(seed_th1, &s1, &c1);
+        rho = c1 * wc[0] + s1 * wc[1];
+        sing |= PIK_FLAG_SING_SHOULDER;
+    }
+    h = m->d1_m - wc[2];
+
+    /* 3. Elbow: rho^2 + h^2 = a2^2 + L^2 + 2 a2 (a3 c3 + d4 s3), i.e. L sin(t3 + phi) = K. */
+    K = (rxy * rxy + h * h - m->a2_m * m->a2_m - L * L) / (2.0 * m->a2_m);
+    D = L * L - K * K;
+    if (D < -PIK_ELBOW_CLAMP_REL * L * L) {
+        return PIK_UNREACHABLE;
+    }
+    if (D <= PIK_ELBOW_CLAMP_REL * L * L) {
+        /* Stretched or folded: both roots coincide; clamp onto the boundary. */
+        D = 0.0;
+        K = K > 0.0 ? L : -L;
+        n_elbow = 1;
+        sing |= PIK_FLAG_SING_ELBOW;
+    }
+    cphi = m->d4_m / L;
+    sphi = m->a3_m / L;
+    {
+        double sa = K / L, ca = sqrt(D) / L;
+        for (ei = 0; ei < 2; ++ei) {
+            double cae = ei ? -ca : ca; /* root B: t3 + phi = pi - asin(K/L) */
+            s3[ei] = sa * cphi - cae * sphi;
+            c3[ei] = cae * cphi + sa * sphi;
+        }
+    }
+
+    /* 4-5. Shoulder pitch and wrist of each arm configuration. The second shoulder branch has
+     * azimuth + pi and reaches back over the base with rho < 0. */
+    for (si = 0; si < 2; ++si) {
+        double sgn = si ? -1.0 : 1.0, s1b = sgn * s1, c1b = sgn * c1, rhob = sgn * rho;
+        for (ei = 0; ei < n_elbow; ++ei) {
+            joint_sc *j = &arm[n_arms];
+            double u = m->a2_m + m->a3_m * c3[ei] + m->d4_m * s3[ei];
+            double v = m->a3_m * s3[ei] - m->d4_m * c3[ei];
+            double inv_uv = 1.0 / (u * u + v * v);
+            double s2, c2, s23, c23, x3[3], y3[3], r11, r21, r31, r13, r23, r33, n5;
+
+            /* (rho, h) is (u, v) rotated by theta2. */
+            c2 = (rhob * u + h * v) * inv_uv;
+            s2 = (h * u - rhob * v) * inv_uv;
+
+            /* R36 = R03^T R: rows x3, y3, z3 = (-s1, c1, 0) of R03^T against columns of R. */
+            s23 = s2 * c3[ei] + c2 * s3[ei];
+            c23 = c2 * c3[ei] - s2 * s3[ei];
+            x3[0] = c1b * c23;  x3[1] = s1b * c23;  x3[2] = -s23;
+            y3[0] = -c1b * s23; y3[1] = -s1b * s23; y3[2] = -c23;
+            r11 = x3[0] * R[0] + x3[1] * R[3] + x3[2] * R[6];
+            r21 = y3[0] * R[0] + y3[1] * R[3] + y3[2] * R[6];
+            r31 = -s1b * R[0] + c1b * R[3];
+            r13 = x3[0] * R[2] + x3[1] * R[5] + x3[2] * R[8];
+            r23 = y3[0] * R[2] + y3[1] * R[5] + y3[2] * R[8];
+            r33 = -s1b * R[2] + c1b * R[5];
+
+            j->s[0] = s1b;    j->c[0] = c1b;
+            j->s[1] = s2;     j->c[1] = c2;
+            j->s[2] = s3[ei]; j->c[2] = c3[ei];
+            /* theta5 = atan2(+-|(r13, r33)|, -r23); theta4 from (r33, r13) / s5. */
+            n5 = sqrt(r13 * r13 + r33 * r33);
+            j->s[4] = n5;
+            j->c[4] = -r23;
+            n_wrist[n_arms] = 2;
+            if (n5 > PIK_WRIST_SING_ABS) {
+                double inv_n5 = 1.0 / n5;
+                j->s[3] = r33 * inv_n5;
+                j->c[3] = r13 * inv_n5;
+            } else {
+                /* Axes 4 and 6 aligned: only q4 + q6 (or q6 - q4) is determined; keep the seed's q4. */
+                pik_sincos_inline(seed_th4, &j->s[3], &j->c[3]);
+                n_wrist[n_arms] = 1;
+            }
+            /* theta6 from R56 = R35^T R36 given theta4, theta5 (exact even when s5 is tiny):
+             * c6 = c4c5 r11 + s5 r21 + s4c5 r31, s6 = -s4 r11 + c4 r31. */
+            j->s[5] = -j->s[3] * r11 + j->c[3] * r31;
+            j->c[5] = j->c[3] * j->c[4] * r11 + j->s[4] * r21 + j->s[3] * j->c[4] * r31;
+            arm_flags[n_arms] = (si ? PIK_FLAG_SHOULDER_BACK : 0u) | (ei ? PIK_FLAG_ELBOW_B : 0u) | sing |
+                                (n_wrist[n_arms] == 1 ? PIK_FLAG_SING_WRIST : 0u);
+            n_arms++;
+        }
+    }
+
+    /* 6. Every angle at once: theta1, theta3 (both roots), then theta2, 4, 5, 6 of each arm. */
+    ys[0] = s1;    xs[0] = c1;
+    ys[1] = s3[0]; xs[1] = c3[0];
+    ys[2] = s3[1]; xs[2] = c3[1];
+    for (ai = 0; ai < n_arms; ++ai) {
+        int k;
+        for (k = 0; k < 4; ++k) {
+            int jj = k == 0 ? 1 : k + 2; /* joints 2, 4, 5, 6 (0-based 1, 3, 4, 5) */
+            ys[3 + 4 * ai + k] = arm[ai].s[jj];
+            xs[3 + 4 * ai + k] = arm[ai].c[jj];
+        }
+    }
+    atan2_many(ys, xs, angles, 3 + 4 * n_arms);
+
+    /* 7. Self-check each arm configuration and emit it with its wrist flip. */
+    for (ai = 0; ai < n_arms; ++ai) {
+        double theta[6], pos_err, rot_err;
+        int ok, back = (arm_flags[ai] & PIK_FLAG_SHOULDER_BACK) != 0;
+        int elbow_b = (arm_flags[ai] & PIK_FLAG_ELBOW_B) != 0;
+        theta[0] = back ? angles[0] + PIK_PI : angles[0];
+        theta[1] = angles[3 + 4 * ai];
+        theta[2] = angles[1 + elbow_b];
+        theta[3] = angles[3 + 4 * ai + 1];
+        theta[4] = angles[3 + 4 * ai + 2];
+        theta[5] = angles[3 + 4 * ai + 3];
+        ok = self_check(m, &arm[ai], R, p, &pos_err, &rot_err);
+        emit(m, theta, arm_flags[ai], pos_err, rot_err, ok, out);
+        if (n_wrist[ai] == 2) {
+            /* The wrist flip (t4 + pi, -t5, t6 + pi) negates s4, c4, s5, s6, c6 and leaves every
+             * product in R36, hence the FK and its residual, unchanged. */
+            theta[3] += PIK_PI;
+            theta[4] = -theta[4];
+            theta[5] += PIK_PI;
+            emit(m, theta, arm_flags[ai] | PIK_FLAG_WRIST_FLIP, pos_err, rot_err, ok, out);
+        }
+    }
+    return out->count > 0 ? PIK_OK : PIK_UNREACHABLE;
+}

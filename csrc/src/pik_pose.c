@@ -1,0 +1,81 @@
+#include <math.h>
+
+#include "piperik/pik_config.h"
+#include "piperik/pik_pose.h"
+#include "piperik/pik_status.h"
+
+/* max |R^T R - I| over the 9 entries (R row-major). */
+static double orthonormality_error(const double R[9])
+{
+    double err = 0.0;
+    int i, j;
+    for (i = 0; i < 3; ++i) {
+        for (j = i; j < 3; ++j) {
+            double dot = R[i] * R[j] + R[3 + i] * R[3 + j] + R[6 + i] * R[6 + j];
+            double e = fabs(dot - (i == j ? 1.0 : 0.0));
+            if (e > err) {
+                err = e;
+            }
+        }
+    }
+    return err;
+}
+
+int pik_pose_check(const double T[16], double R_out[9], double p_out[3], double *ortho_err_out)
+{
+    int i;
+    double err, det;
+    if (T == 0 || R_out == 0 || p_out == 0) {
+        return PIK_ERR_NULL;
+    }
+    for (i = 0; i < 16; ++i) {
+        if (!(fabs(T[i]) <= 1e300)) { /* false for NaN and +-inf */
+            return PIK_ERR_NONFINITE;
+        }
+    }
+    if (fabs(T[12]) > PIK_BOTTOM_ROW_TOL || fabs(T[13]) > PIK_BOTTOM_ROW_TOL ||
+        fabs(T[14]) > PIK_BOTTOM_ROW_TOL || fabs(T[15] - 1.0) > PIK_BOTTOM_ROW_TOL) {
+        return PIK_ERR_BOTTOM_ROW;
+    }
+    for (i = 0; i < 3; ++i) {
+        R_out[3 * i + 0] = T[4 * i + 0];
+        R_out[3 * i + 1] = T[4 * i + 1];
+        R_out[3 * i + 2] = T[4 * i + 2];
+        p_out[i] = T[4 * i + 3];
+    }
+    err = orthonormality_error(R_out);
+    if (ortho_err_out) {
+        *ortho_err_out = err;
+    }
+    det = R_out[0] * (R_out[4] * R_out[8] - R_out[5] * R_out[7]) -
+          R_out[1] * (R_out[3] * R_out[8] - R_out[5] * R_out[6]) +
+          R_out[2] * (R_out[3] * R_out[7] - R_out[4] * R_out[6]);
+    if (err > PIK_ORTHONORMAL_TOL) {
+        return PIK_ERR_NOT_ORTHONORMAL;
+    }
+    if (det < 0.0) { /* orthonormal with det -1: a reflection */
+        return PIK_ERR_MIRRORED;
+    }
+    /* Project onto SO(3) with the Newton iteration of the polar decomposition,
+     * R <- (3 R - R R^T R) / 2, which converges quadratically from err <= 1e-6: two steps reach
+     * rounding level. Skipped when the input is already orthonormal to a few ulps. */
+    for (i = 0; i < 3 && err > 1e-13; ++i) {
+        double M[9], N[9];
+        int r, c;
+        for (r = 0; r < 3; ++r) {
+            for (c = 0; c < 3; ++c) { /* M = R^T R */
+                M[3 * r + c] = R_out[r] * R_out[c] + R_out[3 + r] * R_out[3 + c] + R_out[6 + r] * R_out[6 + c];
+            }
+        }
+        for (r = 0; r < 3; ++r) {
+            for (c = 0; c < 3; ++c) { /* N = R M */
+                N[3 * r + c] = R_out[3 * r] * M[c] + R_out[3 * r + 1] * M[3 + c] + R_out[3 * r + 2] * M[6 + c];
+            }
+        }
+        for (r = 0; r < 9; ++r) {
+            R_out[r] = 1.5 * R_out[r] - 0.5 * N[r];
+        }
+        err = orthonormality_error(R_out);
+    }
+    return PIK_OK;
+}

@@ -1,0 +1,124 @@
+/*
+ * Internal: the table-driven trig kernels as static inline functions, so that the solvers can
+ * interleave them with their own arithmetic. Public entry points are in pik_trig.c.
+ */
+#ifndef PIK_TRIG_IMPL_H
+#define PIK_TRIG_IMPL_H
+
+#include <math.h>
+
+#include "piperik/pik_trig.h"
+
+/* 256 / (2 pi), and 2 pi / 256 split as STEP_HI + STEP_LO with STEP_HI holding 32 significant bits so
+ * that k * STEP_HI is exact for |k| < 2^20 (Cody-Waite). tables/gen_trig_tables.py --check verifies
+ * these literals against its own. */
+#define PIK_STEP_INV 40.74366543152521
+#define PIK_STEP_HI 0.024543692605220713
+#define PIK_STEP_LO 9.495469545335112e-13
+#define PIK_STEP_INV_F32 40.74366543152521f
+#define PIK_STEP_HI_F32 0.0245361328125f
+#define PIK_STEP_LO_F32 7.559793630207423e-06f
+
+#define PIK_PI_2_HI 1.5707963267948966
+#define PIK_PI_2_LO 6.123233995736766e-17
+#define PIK_PI_HI 3.141592653589793
+#define PIK_PI_LO 1.2246467991473532e-16
+
+#if PIK_USE_LIBM
+
+static inline void pik_sincos_inline(double x_rad, double *sin_out, double *cos_out)
+{
+    *sin_out = sin(x_rad);
+    *cos_out = cos(x_rad);
+}
+
+static inline double pik_atan2_inline(double y, double x) { return atan2(y, x); }
+
+static inline void pik_sincosf_inline(float x_rad, float *sin_out, float *cos_out)
+{
+    *sin_out = (float)sin((double)x_rad);
+    *cos_out = (float)cos((double)x_rad);
+}
+
+#else
+
+static inline void pik_sincos_inline(double x_rad, double *sin_out, double *cos_out)
+{
+    double t, kf, d, d2, s0, c0, sin_d, cos_dm1;
+    long k;
+    unsigned idx;
+    /* !(a <= b) is also true for NaN, which libm then propagates. */
+    if (!(fabs(x_rad) <= PIK_TRIG_TABLE_MAX_ARG)) {
+        *sin_out = sin(x_rad);
+        *cos_out = cos(x_rad);
+        return;
+    }
+    t = x_rad * PIK_STEP_INV;
+    k = (long)(t >= 0.0 ? t + 0.5 : t - 0.5); /* nearest grid point, no libm call */
+    kf = (double)k;
+    d = (x_rad - kf * PIK_STEP_HI) - kf * PIK_STEP_LO;
+    idx = (unsigned)((unsigned long)k & (PIK_SINCOS_TABLE_SIZE - 1u));
+    s0 = pik_sincos_table[2u * idx];
+    c0 = pik_sincos_table[2u * idx + 1u];
+    d2 = d * d;
+    /* |d| <= pi/256: the next terms (d^7/5040, d^8/40320) are below 1e-17. */
+    sin_d = d + d * d2 * (-1.0 / 6.0 + d2 * (1.0 / 120.0));
+    cos_dm1 = d2 * (-0.5 + d2 * (1.0 / 24.0 - d2 * (1.0 / 720.0)));
+    /* sin(a + d) = sin a + (sin a (cos d - 1) + cos a sin d): the small part is added last. */
+    *sin_out = s0 + (s0 * cos_dm1 + c0 * sin_d);
+    *cos_out = c0 + (c0 * cos_dm1 - s0 * sin_d);
+}
+
+static inline void pik_sincosf_inline(float x_rad, float *sin_out, float *cos_out)
+{
+    float t, kf, d, d2, s0, c0, sin_d, cos_dm1;
+    long k;
+    unsigned idx;
+    if (!(fabsf(x_rad) <= 4096.0f * PIK_STEP_HI_F32)) { /* k * STEP_HI_F32 exact below 2^12 steps */
+        *sin_out = (float)sin((double)x_rad);
+        *cos_out = (float)cos((double)x_rad);
+        return;
+    }
+    t = x_rad * PIK_STEP_INV_F32;
+    k = (long)(t >= 0.0f ? t + 0.5f : t - 0.5f);
+    kf = (float)k;
+    d = (x_rad - kf * PIK_STEP_HI_F32) - kf * PIK_STEP_LO_F32;
+    idx = (unsigned)((unsigned long)k & (PIK_SINCOS_TABLE_SIZE - 1u));
+    s0 = pik_sincos_table_f32[2u * idx];
+    c0 = pik_sincos_table_f32[2u * idx + 1u];
+    d2 = d * d;
+    sin_d = d + d * d2 * (-1.0f / 6.0f + d2 * (1.0f / 120.0f));
+    cos_dm1 = d2 * (-0.5f + d2 * (1.0f / 24.0f - d2 * (1.0f / 720.0f)));
+    *sin_out = s0 + (s0 * cos_dm1 + c0 * sin_d);
+    *cos_out = c0 + (c0 * cos_dm1 - s0 * sin_d);
+}
+
+static inline double pik_atan2_inline(double y, double x)
+{
+    double ax = fabs(x), ay = fabs(y);
+    double mx = ax > ay ? ax : ay, mn = ax > ay ? ay : ax;
+    double t, c, z, z2, r, swapped, xneg;
+    int k;
+    if (!(mx > 0.0 && mx <= 1.7976931348623157e308)) {
+        return atan2(y, x); /* zeros (signed results), infinities and NaN: rare, leave them to libm */
+    }
+    t = mn / mx; /* in [0, 1] */
+    k = (int)(t * PIK_ATAN_TABLE_SIZE + 0.5);
+    c = (double)k * (1.0 / PIK_ATAN_TABLE_SIZE);
+    /* atan t = atan c + atan z, z = (t - c)/(1 + t c) = (mn - c mx)/(mx + c mn), |z| <= 1/128:
+     * the first omitted term, z^9/9, is below 1e-20. */
+    z = (mn - c * mx) / (mx + c * mn);
+    z2 = z * z;
+    r = pik_atan_table[k] + (z + z * z2 * (-1.0 / 3.0 + z2 * (1.0 / 5.0 - z2 * (1.0 / 7.0))));
+    /* Undo the octant reduction without branches (random signs mispredict):
+     * swapped: r -> pi/2 - r; x < 0: r -> pi - r; y < 0: r -> -r. */
+    swapped = (double)(ay > ax);
+    xneg = (double)(x < 0.0);
+    r = swapped * PIK_PI_2_HI + (1.0 - 2.0 * swapped) * r + swapped * PIK_PI_2_LO;
+    r = xneg * PIK_PI_HI + (1.0 - 2.0 * xneg) * r + xneg * PIK_PI_LO;
+    return copysign(r, y);
+}
+
+#endif /* PIK_USE_LIBM */
+
+#endif /* PIK_TRIG_IMPL_H */
