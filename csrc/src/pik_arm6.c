@@ -35,16 +35,12 @@ typedef struct joint_sc {
     double c[6];
 } joint_sc;
 
-/* Wraps an angle (within a few turns of the range) into (-pi, pi]. */
+/* Wraps an angle in (-4pi, 4pi) into (-pi, pi] without branches (they mispredict on random
+ * poses): a - 2pi k with k = ceil(a/2pi - 1/2), ceil taken as 3 - trunc(3.5 - a/2pi). */
 static double wrap_pi(double a)
 {
-    while (a > PIK_PI) {
-        a -= PIK_TWO_PI;
-    }
-    while (a <= -PIK_PI) {
-        a += PIK_TWO_PI;
-    }
-    return a;
+    double k = (double)(3L - (long)(3.5 - a * (1.0 / PIK_TWO_PI)));
+    return a - k * PIK_TWO_PI;
 }
 
 /* Flange pose from the sines and cosines of theta (not q). R row-major. */
@@ -168,64 +164,94 @@ int pik_arm6_wrist_center(const pik_arm6_model *m, const double q_rad[6], double
     return PIK_OK;
 }
 
-/* Self-check one candidate: FK from its sines and cosines against the target. Returns 1 if exact. */
-static int self_check(const pik_arm6_model *m, const joint_sc *j, const double R_t[9], const double p_t[3],
-                      double *pos_err, double *rot_err)
+/*
+ * Self-check of one arm configuration, FK in two halves: with R03 built from the returned joints'
+ * sines and cosines, fk(q) = T  <=>  R36(q4, q5, q6) = R03^T R  and  wc(q1, q2, q3) = wc(T), because
+ * R03 is orthonormal and the flange is wc + d6 R z. R03^T R (r36_target) was formed from these same
+ * sines and cosines. Residuals: rot = |R36(q) - R03^T R|_F / sqrt(2) (the angle for small errors);
+ * pos = |wc(q) - wc(T)| + d6 * rot, a bound on the flange position error.
+ */
+static int self_check(const pik_arm6_model *m, const joint_sc *j, const double r36_target[9],
+                      const double wc_target[3], double *pos_err, double *rot_err)
 {
-    double R[9], p[3], dp[3], fro2 = 0.0;
+    const double *s = j->s, *c = j->c;
+    double R36[9], d[3], fro2 = 0.0, dwc;
+    double u = m->a2_m + m->a3_m * c[2] + m->d4_m * s[2];
+    double v = m->a3_m * s[2] - m->d4_m * c[2];
+    double rho = c[1] * u - s[1] * v;
+    double c5c6 = c[4] * c[5], c5s6 = c[4] * s[5];
     int i;
-    compose(m, j, R, p);
-    for (i = 0; i < 3; ++i) {
-        dp[i] = p[i] - p_t[i];
-    }
+    R36[0] = c[3] * c5c6 - s[3] * s[5];
+    R36[1] = -c[3] * c5s6 - s[3] * c[5];
+    R36[2] = c[3] * s[4];
+    R36[3] = s[4] * c[5];
+    R36[4] = -s[4] * s[5];
+    R36[5] = -c[4];
+    R36[6] = s[3] * c5c6 + c[3] * s[5];
+    R36[7] = -s[3] * c5s6 + c[3] * c[5];
+    R36[8] = s[3] * s[4];
     for (i = 0; i < 9; ++i) {
-        double d = R[i] - R_t[i];
-        fro2 += d * d;
+        double e = R36[i] - r36_target[i];
+        fro2 += e * e;
     }
-    *pos_err = sqrt(dp[0] * dp[0] + dp[1] * dp[1] + dp[2] * dp[2]);
-    /* |R1 - R2|_F = 2 sqrt(2) |sin(angle/2)| ~ sqrt(2) angle for small angles. */
+    d[0] = c[0] * rho - wc_target[0];
+    d[1] = s[0] * rho - wc_target[1];
+    d[2] = m->d1_m - (s[1] * u + c[1] * v) - wc_target[2];
+    dwc = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     *rot_err = sqrt(0.5 * fro2);
+    *pos_err = dwc + fabs(m->d6_m) * *rot_err;
     return *pos_err <= PIK_SELFCHECK_POS_TOL_M && *rot_err <= PIK_SELFCHECK_ROT_TOL_RAD;
 }
 
-static uint32_t limit_flag(const pik_arm6_model *m, const double q[6])
+/* 1 when lo - tol <= q <= hi + tol, without branches (joints are checked for every solution). */
+static int within(double q, double lo, double hi)
 {
-    int i;
-    for (i = 0; i < 6; ++i) {
-        if (q[i] < m->lower_rad[i] - PIK_LIMIT_TOL_RAD || q[i] > m->upper_rad[i] + PIK_LIMIT_TOL_RAD) {
-            return 0u;
-        }
-    }
-    return PIK_FLAG_IN_LIMITS;
+    return (q >= lo - PIK_LIMIT_TOL_RAD) & (q <= hi + PIK_LIMIT_TOL_RAD);
 }
 
-/* Appends a checked solution; drops it (and counts it) if the self-check fails. */
-static void emit(const pik_arm6_model *m, const double theta[6], uint32_t flags, double pos_err,
-                 double rot_err, int ok, pik_solution_set *out)
+/* Emits the solutions of one arm configuration: theta[0..2] shared, and one or two wrists
+ * (the flip being theta4 + pi, -theta5, theta6 + pi). Nothing is emitted when the check failed. */
+static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist, uint32_t flags,
+                     double pos_err, double rot_err, int ok, pik_solution_set *out)
 {
-    pik_solution *sol;
-    int i;
+    double q_arm[3];
+    int i, w, arm_in;
     if (!ok) {
-        out->rejected++;
+        out->rejected += n_wrist;
         return;
     }
-    sol = &out->sol[out->count++];
-    for (i = 0; i < 6; ++i) {
-        sol->q_rad[i] = wrap_pi(theta[i] - m->theta_offset_rad[i]);
+    for (i = 0; i < 3; ++i) {
+        q_arm[i] = wrap_pi(theta[i] - m->theta_offset_rad[i]);
     }
-    sol->q_rad[6] = 0.0;
-    sol->flags = flags | limit_flag(m, sol->q_rad);
-    sol->pos_err_m = pos_err;
-    sol->rot_err_rad = rot_err;
+    arm_in = within(q_arm[0], m->lower_rad[0], m->upper_rad[0]) & within(q_arm[1], m->lower_rad[1], m->upper_rad[1]) &
+             within(q_arm[2], m->lower_rad[2], m->upper_rad[2]);
+    for (w = 0; w < n_wrist; ++w) {
+        pik_solution *sol = &out->sol[out->count++];
+        double flip_pi = w ? PIK_PI : 0.0, flip_sign = w ? -1.0 : 1.0;
+        int in;
+        sol->q_rad[0] = q_arm[0];
+        sol->q_rad[1] = q_arm[1];
+        sol->q_rad[2] = q_arm[2];
+        sol->q_rad[3] = wrap_pi(theta[3] + flip_pi - m->theta_offset_rad[3]);
+        sol->q_rad[4] = wrap_pi(flip_sign * theta[4] - m->theta_offset_rad[4]);
+        sol->q_rad[5] = wrap_pi(theta[5] + flip_pi - m->theta_offset_rad[5]);
+        sol->q_rad[6] = 0.0;
+        in = arm_in & within(sol->q_rad[3], m->lower_rad[3], m->upper_rad[3]) &
+             within(sol->q_rad[4], m->lower_rad[4], m->upper_rad[4]) &
+             within(sol->q_rad[5], m->lower_rad[5], m->upper_rad[5]);
+        sol->flags = flags | (w ? PIK_FLAG_WRIST_FLIP : 0u) | (in ? PIK_FLAG_IN_LIMITS : 0u);
+        sol->pos_err_m = pos_err;
+        sol->rot_err_rad = rot_err;
+    }
 }
 
-/* atan2 over arrays: independent calls back to back let the CPU overlap their division latencies
- * (about 2.5x the throughput of calls interleaved with the dependent algebra around them). */
-static void atan2_many(const double *y, const double *x, double *out, int n)
+/* Angles of (near-)unit (sin, cos) pairs, all at once: independent calls back to back let the CPU
+ * overlap their latencies, which it cannot do when each is interleaved with dependent algebra. */
+static void atan2_unit_many(const double *s, const double *c, double *out, int n)
 {
     int i;
     for (i = 0; i < n; ++i) {
-        out[i] = pik_atan2_inline(y[i], x[i]);
+        out[i] = pik_atan2_unit_inline(s[i], c[i]);
     }
 }
 
@@ -234,11 +260,12 @@ int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_
     /* One arm configuration per (shoulder, elbow) branch; each carries two wrist flips. */
     enum { MAX_ARMS = 4, N_ANGLES = 3 + 4 * MAX_ARMS };
     joint_sc arm[MAX_ARMS];
+    double r36[MAX_ARMS][9]; /* R03^T R of each arm configuration */
     uint32_t arm_flags[MAX_ARMS];
     int n_wrist[MAX_ARMS];
     double ys[N_ANGLES], xs[N_ANGLES], angles[N_ANGLES];
     double R[9], p[3], wc[3];
-    double rxy, reach, L, K, D, cphi, sphi, h, s1, c1, rho;
+    double rxy, reach, L, inv_L, K, D, cphi, sphi, h, s1, c1, rho, inv_uv;
     double s3[2], c3[2];
     double seed_th1, seed_th4;
     int n_elbow = 2, n_arms = 0, si, ei, ai, status;
@@ -273,8 +300,9 @@ int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_
     reach = m->a2_m + L;
     rxy = sqrt(wc[0] * wc[0] + wc[1] * wc[1]);
     if (rxy > PIK_SHOULDER_SING_REL * reach) {
-        s1 = wc[1] / rxy;
-        c1 = wc[0] / rxy;
+        double inv_rxy = 1.0 / rxy;
+        s1 = wc[1] * inv_rxy;
+        c1 = wc[0] * inv_rxy;
         rho = rxy;
     } else {
         /* On the base axis every q1 works: keep the seed's. */
@@ -297,16 +325,20 @@ int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_
         n_elbow = 1;
         sing |= PIK_FLAG_SING_ELBOW;
     }
-    cphi = m->d4_m / L;
-    sphi = m->a3_m / L;
+    inv_L = 1.0 / L;
+    cphi = m->d4_m * inv_L;
+    sphi = m->a3_m * inv_L;
     {
-        double sa = K / L, ca = sqrt(D) / L;
+        double sa = K * inv_L, ca = sqrt(D) * inv_L;
         for (ei = 0; ei < 2; ++ei) {
             double cae = ei ? -ca : ca; /* root B: t3 + phi = pi - asin(K/L) */
             s3[ei] = sa * cphi - cae * sphi;
             c3[ei] = cae * cphi + sa * sphi;
         }
     }
+
+    /* |(u, v)| = |(rho, h)| for every root (the elbow equation says so): one division for all. */
+    inv_uv = 1.0 / (rxy * rxy + h * h);
 
     /* 4-5. Shoulder pitch and wrist of each arm configuration. The second shoulder branch has
      * azimuth + pi and reaches back over the base with rho < 0. */
@@ -316,7 +348,7 @@ int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_
             joint_sc *j = &arm[n_arms];
             double u = m->a2_m + m->a3_m * c3[ei] + m->d4_m * s3[ei];
             double v = m->a3_m * s3[ei] - m->d4_m * c3[ei];
-            double inv_uv = 1.0 / (u * u + v * v);
+            double *r = r36[n_arms];
             double s2, c2, s23, c23, x3[3], y3[3], r11, r21, r31, r13, r23, r33, n5;
 
             /* (rho, h) is (u, v) rotated by theta2. */
@@ -334,6 +366,12 @@ int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_
             r13 = x3[0] * R[2] + x3[1] * R[5] + x3[2] * R[8];
             r23 = y3[0] * R[2] + y3[1] * R[5] + y3[2] * R[8];
             r33 = -s1b * R[2] + c1b * R[5];
+            r[0] = r11; r[2] = r13;
+            r[3] = r21; r[5] = r23;
+            r[6] = r31; r[8] = r33;
+            r[1] = x3[0] * R[1] + x3[1] * R[4] + x3[2] * R[7];
+            r[4] = y3[0] * R[1] + y3[1] * R[4] + y3[2] * R[7];
+            r[7] = -s1b * R[1] + c1b * R[4];
 
             j->s[0] = s1b;    j->c[0] = c1b;
             j->s[1] = s2;     j->c[1] = c2;
@@ -374,7 +412,7 @@ int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_
             xs[3 + 4 * ai + k] = arm[ai].c[jj];
         }
     }
-    atan2_many(ys, xs, angles, 3 + 4 * n_arms);
+    atan2_unit_many(ys, xs, angles, 3 + 4 * n_arms);
 
     /* 7. Self-check each arm configuration and emit it with its wrist flip. */
     for (ai = 0; ai < n_arms; ++ai) {
@@ -387,16 +425,10 @@ int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_
         theta[3] = angles[3 + 4 * ai + 1];
         theta[4] = angles[3 + 4 * ai + 2];
         theta[5] = angles[3 + 4 * ai + 3];
-        ok = self_check(m, &arm[ai], R, p, &pos_err, &rot_err);
-        emit(m, theta, arm_flags[ai], pos_err, rot_err, ok, out);
-        if (n_wrist[ai] == 2) {
-            /* The wrist flip (t4 + pi, -t5, t6 + pi) negates s4, c4, s5, s6, c6 and leaves every
-             * product in R36, hence the FK and its residual, unchanged. */
-            theta[3] += PIK_PI;
-            theta[4] = -theta[4];
-            theta[5] += PIK_PI;
-            emit(m, theta, arm_flags[ai] | PIK_FLAG_WRIST_FLIP, pos_err, rot_err, ok, out);
-        }
+        ok = self_check(m, &arm[ai], r36[ai], wc, &pos_err, &rot_err);
+        /* The wrist flip negates s4, c4, s5, s6, c6 and leaves every product in R36, hence the
+         * check and its residual, unchanged. */
+        emit_arm(m, theta, n_wrist[ai], arm_flags[ai], pos_err, rot_err, ok, out);
     }
     return out->count > 0 ? PIK_OK : PIK_UNREACHABLE;
 }

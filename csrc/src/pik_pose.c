@@ -28,8 +28,16 @@ int pik_pose_check(const double T[16], double R_out[9], double p_out[3], double 
     if (T == 0 || R_out == 0 || p_out == 0) {
         return PIK_ERR_NULL;
     }
-    for (i = 0; i < 16; ++i) {
-        if (!(fabs(T[i]) <= 1e300)) { /* false for NaN and +-inf */
+    {
+        /* x - x is 0 for finite x and NaN for NaN or +-inf; four sums keep the chain short. */
+        double z0 = 0.0, z1 = 0.0, z2 = 0.0, z3 = 0.0;
+        for (i = 0; i < 16; i += 4) {
+            z0 += T[i] - T[i];
+            z1 += T[i + 1] - T[i + 1];
+            z2 += T[i + 2] - T[i + 2];
+            z3 += T[i + 3] - T[i + 3];
+        }
+        if ((z0 + z1) + (z2 + z3) != 0.0) {
             return PIK_ERR_NONFINITE;
         }
     }

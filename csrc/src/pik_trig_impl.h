@@ -34,6 +34,8 @@ static inline void pik_sincos_inline(double x_rad, double *sin_out, double *cos_
 
 static inline double pik_atan2_inline(double y, double x) { return atan2(y, x); }
 
+static inline double pik_atan2_unit_inline(double s, double c) { return atan2(s, c); }
+
 static inline void pik_sincosf_inline(float x_rad, float *sin_out, float *cos_out)
 {
     *sin_out = (float)sin((double)x_rad);
@@ -117,6 +119,35 @@ static inline double pik_atan2_inline(double y, double x)
     r = swapped * PIK_PI_2_HI + (1.0 - 2.0 * swapped) * r + swapped * PIK_PI_2_LO;
     r = xneg * PIK_PI_HI + (1.0 - 2.0 * xneg) * r + xneg * PIK_PI_LO;
     return copysign(r, y);
+}
+
+/*
+ * atan2(s, c) for a (near-)unit vector, |(s, c)| = 1 + eps, without a division: the solvers'
+ * sines and cosines come from geometry already normalised. Reduce to the first octant,
+ * phi = atan(mn / mx) in [0, pi/4]; estimate phi by mn (1 + 0.21275 mn^2) (a fitted asin, error
+ * <= 0.0031); take the nearest sin/cos table point phi_k; then
+ * phi = phi_k + asin(mn cos phi_k - mx sin phi_k), the residual being the sine of phi - phi_k
+ * (|.| <= pi/256 + 0.0031 = 0.0154, series to the 7th power: the next term is below 2e-18).
+ * A non-unit norm scales only the residual: the error is eps * |phi - phi_k| <= 0.016 eps.
+ */
+static inline double pik_atan2_unit_inline(double s, double c)
+{
+    double as = fabs(s), ac = fabs(c);
+    double mx = as > ac ? as : ac, mn = as > ac ? ac : as;
+    double sk, ck, sd, sd2, d, kf, r, swapped, cneg;
+    long k = (long)(mn * (1.0 + 0.21275 * mn * mn) * PIK_STEP_INV + 0.5); /* 0 .. 32 */
+    sk = pik_sincos_table[2 * k];
+    ck = pik_sincos_table[2 * k + 1];
+    sd = mn * ck - mx * sk;
+    sd2 = sd * sd;
+    d = sd + sd * sd2 * (1.0 / 6.0 + sd2 * (3.0 / 40.0 + sd2 * (5.0 / 112.0)));
+    kf = (double)k;
+    r = (kf * PIK_STEP_HI + d) + kf * PIK_STEP_LO;
+    swapped = (double)(as > ac);
+    cneg = (double)(c < 0.0);
+    r = swapped * PIK_PI_2_HI + (1.0 - 2.0 * swapped) * r + swapped * PIK_PI_2_LO;
+    r = cneg * PIK_PI_HI + (1.0 - 2.0 * cneg) * r + cneg * PIK_PI_LO;
+    return copysign(r, s);
 }
 
 #endif /* PIK_USE_LIBM */

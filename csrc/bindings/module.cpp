@@ -1,0 +1,468 @@
+// piperik._core: the one pybind11 translation unit. Thin by design: convert and validate arguments
+// into named owned arrays, call the C core (releasing the GIL around batch loops), map status codes
+// to exceptions. Docs and the public API live in the Python package (piperik/).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+extern "C" {
+#include "piperik/piperik.h"
+}
+
+namespace py = pybind11;
+
+namespace {
+
+using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+struct NoSolution : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::string shape_str(const py::array &a)
+{
+    std::ostringstream os;
+    os << "(";
+    for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+        os << a.shape(i) << (a.ndim() == 1 ? "," : (i + 1 < a.ndim() ? ", " : ""));
+    }
+    os << ")";
+    return os.str();
+}
+
+// Any float64-convertible array-like (or an object with .homogeneous, e.g. pinocchio.SE3).
+darray as_double_array(py::handle obj, const char *name)
+{
+    py::object src = py::reinterpret_borrow<py::object>(obj);
+    if (!py::isinstance<py::array>(src) && py::hasattr(src, "homogeneous")) {
+        src = src.attr("homogeneous");
+    }
+    darray arr = darray::ensure(src);
+    if (!arr) {
+        PyErr_Clear();
+        throw py::value_error(std::string(name) + ": expected an array of numbers convertible to float64");
+    }
+    return arr;
+}
+
+void check_finite(const double *v, py::ssize_t n, const char *name)
+{
+    for (py::ssize_t i = 0; i < n; ++i) {
+        if (!std::isfinite(v[i])) {
+            throw py::value_error(std::string(name) + ": contains NaN or infinity");
+        }
+    }
+}
+
+std::string pose_error(int status, const double *T, const std::string &name)
+{
+    std::ostringstream os;
+    os << name << ": " << pik_status_str(status);
+    if (status == PIK_ERR_NOT_ORTHONORMAL) {
+        double R[9], p[3], err = 0.0;
+        pik_pose_check(T, R, p, &err);
+        os << "; measured " << err;
+    }
+    return os.str();
+}
+
+// A joint vector argument: None, (dof,) or, where rows_allowed, (n_rows, dof).
+struct JointArg {
+    darray arr;
+    const double *data = nullptr;
+    bool per_row = false;
+};
+
+JointArg joint_arg(py::handle obj, int dof, const char *name, py::ssize_t n_rows = -1)
+{
+    JointArg out;
+    if (obj.is_none()) {
+        return out;
+    }
+    out.arr = as_double_array(obj, name);
+    if (out.arr.ndim() == 1 && out.arr.shape(0) == dof) {
+        out.data = out.arr.data();
+    } else if (n_rows >= 0 && out.arr.ndim() == 2 && out.arr.shape(0) == n_rows && out.arr.shape(1) == dof) {
+        out.data = out.arr.data();
+        out.per_row = true;
+    } else {
+        std::ostringstream os;
+        os << name << ": expected " << dof << " joint angles [rad]";
+        if (n_rows >= 0) {
+            os << " (shape (" << dof << ",) or (" << n_rows << ", " << dof << "))";
+        }
+        os << ", got shape " << shape_str(out.arr);
+        throw py::value_error(os.str());
+    }
+    check_finite(out.data, out.arr.size(), name);
+    return out;
+}
+
+py::array_t<double> new_array(std::initializer_list<py::ssize_t> shape)
+{
+    return py::array_t<double>(std::vector<py::ssize_t>(shape));
+}
+
+class Arm6 {
+  public:
+    explicit Arm6(const pik_arm6_model *model) : m_(model)
+    {
+        if (pik_arm6_model_check(m_) != PIK_OK) {
+            throw py::value_error("invalid arm model");
+        }
+    }
+
+    static Arm6 piper(bool legacy_zero) { return Arm6(pik_piper_model(legacy_zero ? 1 : 0)); }
+
+    std::string name() const { return m_->name; }
+
+    py::array_t<double> lower() const { return copy6(m_->lower_rad); }
+    py::array_t<double> upper() const { return copy6(m_->upper_rad); }
+
+    py::dict geometry() const
+    {
+        py::dict d;
+        d["d1_m"] = m_->d1_m;
+        d["a2_m"] = m_->a2_m;
+        d["a3_m"] = m_->a3_m;
+        d["d4_m"] = m_->d4_m;
+        d["d6_m"] = m_->d6_m;
+        d["theta_offset_rad"] = copy6(m_->theta_offset_rad);
+        return d;
+    }
+
+    // (6,) -> (4,4); (N,6) -> (N,4,4)
+    py::array_t<double> fk(py::handle q_obj) const
+    {
+        darray q = as_double_array(q_obj, "q");
+        if (q.ndim() == 1 && q.shape(0) == 6) {
+            check_finite(q.data(), 6, "q");
+            auto T = new_array({4, 4});
+            pik_arm6_fk(m_, q.data(), T.mutable_data());
+            return T;
+        }
+        if (q.ndim() != 2 || q.shape(1) != 6) {
+            throw py::value_error("q: expected shape (6,) or (N, 6) [rad], got " + shape_str(q));
+        }
+        check_finite(q.data(), q.size(), "q");
+        py::ssize_t n = q.shape(0);
+        auto T = new_array({n, 4, 4});
+        const double *qd = q.data();
+        double *Td = T.mutable_data();
+        {
+            py::gil_scoped_release release;
+            for (py::ssize_t i = 0; i < n; ++i) {
+                pik_arm6_fk(m_, qd + 6 * i, Td + 16 * i);
+            }
+        }
+        return T;
+    }
+
+    py::array_t<double> wrist_center(py::handle q_obj) const
+    {
+        JointArg q = joint_arg(q_obj, 6, "q");
+        if (!q.data) {
+            throw py::value_error("q: expected 6 joint angles [rad], got None");
+        }
+        auto p = new_array({3});
+        pik_arm6_wrist_center(m_, q.data, p.mutable_data());
+        return p;
+    }
+
+    // Every exact solution as a (k, 6) array.
+    py::array_t<double> ik_all(py::handle T_obj, py::handle seed_obj) const
+    {
+        pik_solution_set set;
+        solve(T_obj, seed_obj, set);
+        auto Q = new_array({set.count, 6});
+        double *Qd = Q.mutable_data();
+        for (int i = 0; i < set.count; ++i) {
+            std::memcpy(Qd + 6 * i, set.sol[i].q_rad, 6 * sizeof(double));
+        }
+        return Q;
+    }
+
+    // Every solution with its flags and self-check residuals.
+    py::tuple solutions(py::handle T_obj, py::handle seed_obj) const
+    {
+        pik_solution_set set;
+        solve(T_obj, seed_obj, set);
+        auto Q = new_array({set.count, 6});
+        py::array_t<uint32_t> flags(set.count);
+        auto pos = new_array({set.count});
+        auto rot = new_array({set.count});
+        for (int i = 0; i < set.count; ++i) {
+            std::memcpy(Q.mutable_data() + 6 * i, set.sol[i].q_rad, 6 * sizeof(double));
+            flags.mutable_data()[i] = set.sol[i].flags;
+            pos.mutable_data()[i] = set.sol[i].pos_err_m;
+            rot.mutable_data()[i] = set.sol[i].rot_err_rad;
+        }
+        return py::make_tuple(Q, flags, pos, rot);
+    }
+
+    // The selected in-limit solution; raises NoSolutionError with the reason.
+    py::array_t<double> ik(py::handle T_obj, py::handle qc_obj, py::handle w_obj, double margin) const
+    {
+        pik_selection sel;
+        select_impl(T_obj, qc_obj, w_obj, margin, sel);
+        auto q = new_array({6});
+        std::memcpy(q.mutable_data(), sel.q_rad, 6 * sizeof(double));
+        return q;
+    }
+
+    // The selection with what it chose: (q, flags, index, distance, limit_margin).
+    py::tuple select(py::handle T_obj, py::handle qc_obj, py::handle w_obj, double margin) const
+    {
+        pik_selection sel;
+        select_impl(T_obj, qc_obj, w_obj, margin, sel);
+        auto q = new_array({6});
+        std::memcpy(q.mutable_data(), sel.q_rad, 6 * sizeof(double));
+        return py::make_tuple(q, sel.flags, sel.index, sel.distance, sel.limit_margin_rad);
+    }
+
+    // (N,4,4) -> (Q (N,6) with NaN rows where no in-limit solution, ok (N,), status (N,) int32).
+    py::tuple ik_batch(py::handle Ts_obj, py::handle qc_obj, py::handle w_obj, double margin) const
+    {
+        darray Ts = as_double_array(Ts_obj, "Ts");
+        if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4) {
+            throw py::value_error("Ts: expected shape (N, 4, 4), got " + shape_str(Ts));
+        }
+        py::ssize_t n = Ts.shape(0);
+        JointArg qc = joint_arg(qc_obj, 6, "q_current", n);
+        JointArg w = joint_arg(w_obj, 6, "weights");
+        check_margin(margin);
+        auto Q = new_array({n, 6});
+        py::array_t<bool> ok(n);
+        py::array_t<int32_t> status(n);
+        const double *Td = Ts.data();
+        double *Qd = Q.mutable_data();
+        bool *okd = ok.mutable_data();
+        int32_t *std_ = status.mutable_data();
+        py::ssize_t first_bad = -1;
+        int first_bad_status = 0;
+        {
+            py::gil_scoped_release release;
+            pik_select_options opts = {w.data, margin};
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            for (py::ssize_t i = 0; i < n; ++i) {
+                pik_solution_set set;
+                pik_selection sel;
+                const double *cur = qc.data ? (qc.per_row ? qc.data + 6 * i : qc.data) : nullptr;
+                int st = pik_arm6_ik(m_, Td + 16 * i, cur, &set);
+                if (st == PIK_OK || st == PIK_UNREACHABLE) {
+                    if (st == PIK_OK) {
+                        st = pik_select(&set, m_->lower_rad, m_->upper_rad, cur, &opts, &sel);
+                    }
+                } else if (first_bad < 0) {
+                    first_bad = i;
+                    first_bad_status = st;
+                }
+                std_[i] = st;
+                okd[i] = st == PIK_OK;
+                for (int j = 0; j < 6; ++j) {
+                    Qd[6 * i + j] = st == PIK_OK ? sel.q_rad[j] : nan;
+                }
+            }
+        }
+        if (first_bad >= 0) {
+            throw py::value_error(
+                pose_error(first_bad_status, Td + 16 * first_bad, "Ts[" + std::to_string(first_bad) + "]"));
+        }
+        return py::make_tuple(Q, ok, status);
+    }
+
+    // Median-free C timing for the benchmark: ns per pose of pik_arm6_ik over Ts, `repeats` passes.
+    double bench_ik_ns(py::handle Ts_obj, int repeats) const
+    {
+        darray Ts = as_double_array(Ts_obj, "Ts");
+        if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4 || Ts.shape(0) == 0) {
+            throw py::value_error("Ts: expected shape (N, 4, 4) with N >= 1");
+        }
+        if (repeats < 1) {
+            throw py::value_error("repeats: must be >= 1");
+        }
+        py::ssize_t n = Ts.shape(0);
+        const double *Td = Ts.data();
+        long total = 0;
+        std::chrono::steady_clock::time_point t0, t1;
+        {
+            py::gil_scoped_release release;
+            pik_solution_set set;
+            t0 = std::chrono::steady_clock::now();
+            for (int r = 0; r < repeats; ++r) {
+                for (py::ssize_t i = 0; i < n; ++i) {
+                    pik_arm6_ik(m_, Td + 16 * i, nullptr, &set);
+                    total += set.count;
+                }
+            }
+            t1 = std::chrono::steady_clock::now();
+        }
+        if (total < 0) {
+            throw std::logic_error("unreachable");  // keeps `total` observable
+        }
+        return std::chrono::duration<double, std::nano>(t1 - t0).count() / (double(n) * repeats);
+    }
+
+  private:
+    const pik_arm6_model *m_;
+
+    static py::array_t<double> copy6(const double *v)
+    {
+        auto a = new_array({6});
+        std::memcpy(a.mutable_data(), v, 6 * sizeof(double));
+        return a;
+    }
+
+    static void check_margin(double margin)
+    {
+        if (!(margin >= 0.0) || !std::isfinite(margin)) {
+            throw py::value_error("limit_margin: must be a finite number >= 0 [rad]");
+        }
+    }
+
+    // Converts and validates a pose, runs the solver. Raises ValueError on bad input.
+    int solve(py::handle T_obj, py::handle seed_obj, pik_solution_set &set) const
+    {
+        darray T = as_double_array(T_obj, "T");
+        if (T.ndim() != 2 || T.shape(0) != 4 || T.shape(1) != 4) {
+            throw py::value_error("T: expected a 4x4 homogeneous transform, got shape " + shape_str(T));
+        }
+        JointArg seed = joint_arg(seed_obj, 6, "seed");
+        int st = pik_arm6_ik(m_, T.data(), seed.data, &set);
+        if (st != PIK_OK && st != PIK_UNREACHABLE) {
+            throw py::value_error(pose_error(st, T.data(), "T"));
+        }
+        return st;
+    }
+
+    void select_impl(py::handle T_obj, py::handle qc_obj, py::handle w_obj, double margin, pik_selection &sel) const
+    {
+        JointArg qc = joint_arg(qc_obj, 6, "q_current");
+        JointArg w = joint_arg(w_obj, 6, "weights");
+        check_margin(margin);
+        if (w.data) {
+            for (int j = 0; j < 6; ++j) {
+                if (w.data[j] < 0.0) {
+                    throw py::value_error("weights: must be >= 0");
+                }
+            }
+        }
+        pik_solution_set set;
+        // q_current doubles as the seed for the joints a singular pose leaves free.
+        darray T = as_double_array(T_obj, "T");
+        if (T.ndim() != 2 || T.shape(0) != 4 || T.shape(1) != 4) {
+            throw py::value_error("T: expected a 4x4 homogeneous transform, got shape " + shape_str(T));
+        }
+        int st = pik_arm6_ik(m_, T.data(), qc.data, &set);
+        if (st != PIK_OK && st != PIK_UNREACHABLE) {
+            throw py::value_error(pose_error(st, T.data(), "T"));
+        }
+        pik_select_options opts = {w.data, margin};
+        st = pik_select(&set, m_->lower_rad, m_->upper_rad, qc.data, &opts, &sel);
+        if (st == PIK_UNREACHABLE) {
+            throw NoSolution("unreachable: the pose is outside the workspace of " + name());
+        }
+        if (st == PIK_NONE_IN_LIMITS) {
+            throw NoSolution(limits_message(set, margin));
+        }
+    }
+
+    // Which limit stops the closest of the solutions.
+    std::string limits_message(const pik_solution_set &set, double margin) const
+    {
+        double best = std::numeric_limits<double>::infinity();
+        int best_joint = 0;
+        double best_q = 0.0;
+        for (int i = 0; i < set.count; ++i) {
+            double worst = 0.0, wq = 0.0;
+            int wj = 0;
+            for (int j = 0; j < 6; ++j) {
+                double q = set.sol[i].q_rad[j];
+                double v = std::fmax(m_->lower_rad[j] + margin - q, q - (m_->upper_rad[j] - margin));
+                if (v > worst) {
+                    worst = v;
+                    wj = j;
+                    wq = q;
+                }
+            }
+            if (worst < best) {
+                best = worst;
+                best_joint = wj;
+                best_q = wq;
+            }
+        }
+        std::ostringstream os;
+        os << "all " << set.count << " solutions violate joint limits";
+        if (margin > 0.0) {
+            os << " (with a margin of " << margin << " rad)";
+        }
+        os << "; the closest needs joint " << best_joint + 1 << " = " << best_q << " rad, outside ["
+           << m_->lower_rad[best_joint] << ", " << m_->upper_rad[best_joint] << "] by " << best << " rad";
+        return os.str();
+    }
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m)
+{
+    m.doc() = "piperik C core bindings (use the piperik package, not this module directly)";
+    m.attr("__version__") = PIK_VERSION_STRING;
+    m.attr("MAX_SOLUTIONS") = PIK_MAX_SOLUTIONS;
+    m.attr("ORTHONORMAL_TOL") = PIK_ORTHONORMAL_TOL;
+    m.attr("SELFCHECK_POS_TOL_M") = PIK_SELFCHECK_POS_TOL_M;
+    m.attr("SELFCHECK_ROT_TOL_RAD") = PIK_SELFCHECK_ROT_TOL_RAD;
+    m.attr("LIMIT_TOL_RAD") = PIK_LIMIT_TOL_RAD;
+    m.attr("USE_LIBM") = PIK_USE_LIBM;
+    py::dict flags;
+    flags["SHOULDER_BACK"] = PIK_FLAG_SHOULDER_BACK;
+    flags["ELBOW_B"] = PIK_FLAG_ELBOW_B;
+    flags["WRIST_FLIP"] = PIK_FLAG_WRIST_FLIP;
+    flags["SING_SHOULDER"] = PIK_FLAG_SING_SHOULDER;
+    flags["SING_ELBOW"] = PIK_FLAG_SING_ELBOW;
+    flags["SING_WRIST"] = PIK_FLAG_SING_WRIST;
+    flags["IN_LIMITS"] = PIK_FLAG_IN_LIMITS;
+    m.attr("FLAGS") = flags;
+    py::dict status;
+    for (int st : {PIK_OK, PIK_UNREACHABLE, PIK_NONE_IN_LIMITS, PIK_ERR_NULL, PIK_ERR_NONFINITE,
+                   PIK_ERR_NOT_ORTHONORMAL, PIK_ERR_MIRRORED, PIK_ERR_BOTTOM_ROW, PIK_ERR_BAD_MODEL,
+                   PIK_ERR_BAD_ARGUMENT}) {
+        status[py::int_(st)] = pik_status_str(st);
+    }
+    m.attr("STATUS") = status;
+
+    py::register_exception<NoSolution>(m, "NoSolutionError", PyExc_ValueError);
+
+    m.def("sincos", [](double x) {
+        double s, c;
+        pik_sincos(x, &s, &c);
+        return py::make_tuple(s, c);
+    });
+    m.def("atan2", &pik_atan2);
+
+    py::class_<Arm6>(m, "Arm6")
+        .def_static("piper", &Arm6::piper, py::arg("legacy_zero") = false)
+        .def_property_readonly("name", &Arm6::name)
+        .def_property_readonly("lower", &Arm6::lower)
+        .def_property_readonly("upper", &Arm6::upper)
+        .def_property_readonly("geometry", &Arm6::geometry)
+        .def("fk", &Arm6::fk, py::arg("q"))
+        .def("wrist_center", &Arm6::wrist_center, py::arg("q"))
+        .def("ik_all", &Arm6::ik_all, py::arg("T"), py::arg("seed") = py::none())
+        .def("solutions", &Arm6::solutions, py::arg("T"), py::arg("seed") = py::none())
+        .def("ik", &Arm6::ik, py::arg("T"), py::arg("q_current") = py::none(), py::arg("weights") = py::none(),
+             py::arg("limit_margin") = 0.0)
+        .def("select", &Arm6::select, py::arg("T"), py::arg("q_current") = py::none(),
+             py::arg("weights") = py::none(), py::arg("limit_margin") = 0.0)
+        .def("ik_batch", &Arm6::ik_batch, py::arg("Ts"), py::arg("q_current") = py::none(),
+             py::arg("weights") = py::none(), py::arg("limit_margin") = 0.0)
+        .def("bench_ik_ns", &Arm6::bench_ik_ns, py::arg("Ts"), py::arg("repeats") = 10);
+}

@@ -1,0 +1,36 @@
+"""piperik: every closed-form inverse-kinematics solution of spherical-wrist arms, in microseconds.
+
+>>> import numpy as np, piperik
+>>> arm = piperik.Piper()                 # AgileX PiPER, firmware >= S-V1.6-3 joint zeros
+>>> T = arm.fk([0.2, 1.0, -1.2, 0.1, 0.5, 0.0])
+>>> Q = arm.ik_all(T)                      # (k, 6): every exact solution, k <= 8
+>>> q = arm.ik(T, q_current=np.zeros(6))   # the in-limit solution nearest q_current
+
+Units: metres and radians throughout; helpers convert to and from the PiPER's integer units
+(0.001 mm, 0.001 deg). Poses are 4x4 homogeneous transforms (or objects with ``.homogeneous``,
+such as ``pinocchio.SE3``).
+"""
+from ._core import NoSolutionError, __version__
+from .poses import (
+    pose_from_piper_units,
+    pose_from_xyz_rpy,
+    pose_to_piper_units,
+    pose_to_xyz_rpy,
+    q_from_mdeg,
+    q_to_mdeg,
+)
+from .robots import Piper, Selection, Solution
+
+__all__ = [
+    "NoSolutionError",
+    "Piper",
+    "Selection",
+    "Solution",
+    "__version__",
+    "pose_from_piper_units",
+    "pose_from_xyz_rpy",
+    "pose_to_piper_units",
+    "pose_to_xyz_rpy",
+    "q_from_mdeg",
+    "q_to_mdeg",
+]

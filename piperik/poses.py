@@ -1,0 +1,97 @@
+"""Pose and unit helpers in the PiPER's conventions.
+
+The PiPER firmware and piper_sdk describe an end pose as X, Y, Z and RX, RY, RZ with
+R = Rz(RZ) @ Ry(RY) @ Rx(RX) (extrinsic x-y-z, i.e. roll-pitch-yaw), in integer units of
+0.001 mm and 0.001 deg; joint angles travel as integers of 0.001 deg ("millidegrees").
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence, Tuple
+
+import numpy as np
+
+MDEG_PER_RAD = 180_000.0 / math.pi  # 0.001 deg per rad, from the exact pi (not 3.14)
+UM_PER_M = 1_000_000.0               # the PiPER's 0.001 mm unit
+
+
+def _vector(value, n: int, name: str) -> np.ndarray:
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.shape != (n,):
+        raise ValueError(f"{name}: expected {n} numbers, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: contains NaN or infinity")
+    return arr
+
+
+def pose_from_xyz_rpy(xyz_m: Sequence[float], rpy_rad: Sequence[float]) -> np.ndarray:
+    """4x4 pose from a position [m] and roll, pitch, yaw [rad] with R = Rz(yaw) Ry(pitch) Rx(roll)."""
+    x = _vector(xyz_m, 3, "xyz_m")
+    roll, pitch, yaw = _vector(rpy_rad, 3, "rpy_rad")
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    T = np.eye(4)
+    T[:3, :3] = [
+        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+        [-sp, cp * sr, cp * cr],
+    ]
+    T[:3, 3] = x
+    return T
+
+
+def pose_to_xyz_rpy(T) -> Tuple[np.ndarray, np.ndarray]:
+    """Position [m] and roll, pitch, yaw [rad] of a pose, the inverse of :func:`pose_from_xyz_rpy`.
+
+    Pitch is in [-pi/2, pi/2]; at pitch = +-pi/2 roll is set to 0 (only roll -+ yaw is defined).
+    """
+    M = _matrix(T)
+    R = M[:3, :3]
+    pitch = math.atan2(-R[2, 0], math.hypot(R[0, 0], R[1, 0]))
+    if math.hypot(R[0, 0], R[1, 0]) < 1e-12:
+        roll = 0.0
+        yaw = math.atan2(-R[0, 1], R[1, 1])
+    else:
+        roll = math.atan2(R[2, 1], R[2, 2])
+        yaw = math.atan2(R[1, 0], R[0, 0])
+    return M[:3, 3].copy(), np.array([roll, pitch, yaw])
+
+
+def pose_from_piper_units(end_pose: Sequence[int]) -> np.ndarray:
+    """4x4 pose from the PiPER's end-pose integers (X, Y, Z in 0.001 mm; RX, RY, RZ in 0.001 deg)."""
+    v = _vector(end_pose, 6, "end_pose")
+    return pose_from_xyz_rpy(v[:3] / UM_PER_M, np.radians(v[3:] / 1000.0))
+
+
+def pose_to_piper_units(T) -> np.ndarray:
+    """The PiPER's end-pose integers (X, Y, Z in 0.001 mm; RX, RY, RZ in 0.001 deg), rounded."""
+    xyz, rpy = pose_to_xyz_rpy(T)
+    return np.concatenate([np.rint(xyz * UM_PER_M), np.rint(np.degrees(rpy) * 1000.0)]).astype(np.int64)
+
+
+def q_to_mdeg(q_rad) -> np.ndarray:
+    """Joint angles [rad] to the PiPER's integer millidegrees (0.001 deg), rounded to nearest."""
+    q = np.asarray(q_rad, dtype=np.float64)
+    if not np.all(np.isfinite(q)):
+        raise ValueError("q_rad: contains NaN or infinity")
+    return np.rint(q * MDEG_PER_RAD).astype(np.int64)
+
+
+def q_from_mdeg(q_mdeg) -> np.ndarray:
+    """Joint angles from integer millidegrees (0.001 deg) to radians."""
+    q = np.asarray(q_mdeg, dtype=np.float64)
+    if not np.all(np.isfinite(q)):
+        raise ValueError("q_mdeg: contains NaN or infinity")
+    return q / MDEG_PER_RAD
+
+
+def _matrix(T) -> np.ndarray:
+    if not isinstance(T, np.ndarray) and hasattr(T, "homogeneous"):
+        T = T.homogeneous
+    M = np.asarray(T, dtype=np.float64)
+    if M.shape != (4, 4):
+        raise ValueError(f"T: expected a 4x4 homogeneous transform, got shape {M.shape}")
+    if not np.all(np.isfinite(M)):
+        raise ValueError("T: contains NaN or infinity")
+    return M
