@@ -438,6 +438,11 @@ PYBIND11_MODULE(_core, m)
         status[py::int_(st)] = pik_status_str(st);
     }
     m.attr("STATUS") = status;
+    py::dict sizes;  // bytes, for the benchmark's report (caller-owned structs, nothing allocated)
+    sizes["pik_arm6_model"] = sizeof(pik_arm6_model);
+    sizes["pik_solution_set"] = sizeof(pik_solution_set);
+    sizes["pik_selection"] = sizeof(pik_selection);
+    m.attr("SIZEOF") = sizes;
 
     py::register_exception<NoSolution>(m, "NoSolutionError", PyExc_ValueError);
 

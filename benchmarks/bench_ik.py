@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""piperik benchmark: prints a table of IK timings, with Pinocchio in the same run.
+
+    python benchmarks/bench_ik.py            # full run (about a minute)
+    python benchmarks/bench_ik.py --quick    # fewer repeats
+
+Rows (PiPER, firmware >= S-V1.6-3 model):
+  C core          pik_arm6_ik over N poses, all solutions + FK self-check, timed inside C
+  ik_all / ik     one Python call per pose (median of per-call times over N poses x repeats)
+  ik_batch        one call for N poses, ns per pose
+  Pinocchio FK    framesForwardKinematics + reading the frame, per call
+  Pinocchio DLS   damped-least-squares IK (the method of Pinocchio's own IK example:
+                  SE3 log error, frame Jacobian, damping 1e-12, step 0.1, tolerance 1e-4,
+                  max 1000 iterations) started from the mid-range configuration
+
+The machine is shared and noisy: compare rows within one run, and read medians. Per-call
+statistics include the timer's own cost (reported as "timer overhead").
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import piperik
+from piperik import _core
+
+
+def per_call_ns(fn, args_list, repeats: int) -> np.ndarray:
+    """Individual call durations [ns] of fn(*args) over args_list, repeated."""
+    clock = time.perf_counter_ns
+    out = np.empty(len(args_list) * repeats)
+    k = 0
+    for _ in range(repeats):
+        for args in args_list:
+            t0 = clock()
+            fn(*args)
+            out[k] = clock() - t0
+            k += 1
+    return out
+
+
+def loop_mean_ns(fn, args_list, repeats: int) -> float:
+    """Median over repeats of the mean call time of a tight loop (no per-call timer)."""
+    means = []
+    for _ in range(repeats):
+        t0 = time.perf_counter_ns()
+        for args in args_list:
+            fn(*args)
+        means.append((time.perf_counter_ns() - t0) / len(args_list))
+    return statistics.median(means)
+
+
+def row(name: str, median_ns: float, p99_ns=None, worst_ns=None, note: str = "") -> str:
+    def fmt(v):
+        if v is None:
+            return "-"
+        return f"{v / 1000:.2f} us" if v >= 10_000 else f"{v:.0f} ns"
+
+    return f"| {name} | {fmt(median_ns)} | {fmt(p99_ns)} | {fmt(worst_ns)} | {note} |"
+
+
+def pinocchio_rows(arm, Ts, n_dls: int):
+    try:
+        import pinocchio as pin
+    except ImportError:
+        return ["| Pinocchio | - | - | - | not installed (pip install 'piperik[pin]') |"]
+    model = pin.buildModelFromUrdf(str(arm.urdf_path))
+    data = model.createData()
+    fid = model.getFrameId(arm.ee_frame)
+    rng = np.random.default_rng(7)
+    qs = [rng.uniform(arm.lower, arm.upper) for _ in range(len(Ts))]
+
+    def fk(q):
+        pin.framesForwardKinematics(model, data, q)
+        return data.oMf[fid]
+
+    fk_ns = per_call_ns(fk, [(q,) for q in qs], 3)
+
+    q_mid = 0.5 * (arm.lower + arm.upper)
+
+    def dls(T):
+        target = pin.SE3(T)
+        q = q_mid.copy()
+        for _ in range(1000):
+            pin.framesForwardKinematics(model, data, q)
+            err = pin.log(data.oMf[fid].actInv(target)).vector
+            if np.linalg.norm(err) < 1e-4:
+                return True
+            J = pin.computeFrameJacobian(model, data, q, fid, pin.LOCAL)
+            J = -np.dot(pin.Jlog6(data.oMf[fid].actInv(target).inverse()), J)
+            v = -J.T.dot(np.linalg.solve(J.dot(J.T) + 1e-12 * np.eye(6), err))
+            q = pin.integrate(model, q, v * 0.1)
+        return False
+
+    dls_ns = []
+    ok = 0
+    for T in Ts[:n_dls]:
+        t0 = time.perf_counter_ns()
+        ok += dls(T)
+        dls_ns.append(time.perf_counter_ns() - t0)
+    dls_ns = np.array(dls_ns)
+    return [
+        row("Pinocchio FK (per call)", np.median(fk_ns), np.percentile(fk_ns, 99), fk_ns.max(),
+            f"pin {pin.__version__}, frame placement only"),
+        row("Pinocchio DLS IK (per call)", np.median(dls_ns), np.percentile(dls_ns, 99), dls_ns.max(),
+            f"{n_dls} poses, converged {ok}/{n_dls}, one solution, no limits"),
+    ]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer poses and repeats")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    n = 1000 if args.quick else 2000
+    repeats = 3 if args.quick else 10
+    n_dls = 50 if args.quick else 200
+
+    arm = piperik.Piper()
+    rng = np.random.default_rng(args.seed)
+    Q = rng.uniform(arm.lower, arm.upper, (n, 6))
+    Ts = arm.fk(Q)
+    # A smooth path (consecutive poses close together), as a control loop sees them.
+    t = np.linspace(0, 2 * np.pi, n)
+    Q_path = np.stack([0.8 * np.sin(t), 1.5 + 0.5 * np.sin(2 * t), -1.4 + 0.4 * np.cos(t),
+                       0.9 * np.sin(3 * t), 0.7 * np.cos(2 * t), 1.5 * np.sin(t)], axis=1)
+    Ts_path = arm.fk(Q_path)
+    T_list = [(T,) for T in Ts]
+    Tq_list = [(T, q) for T, q in zip(Ts, Q + 0.01)]
+
+    print(f"piperik {piperik.__version__} benchmark: {platform.processor() or platform.machine()}, "
+          f"Python {platform.python_version()}, numpy {np.__version__}, trig "
+          f"{'libm' if _core.USE_LIBM else 'lookup table'}")
+    print(f"{n} random in-limit PiPER poses (seed {args.seed}), {repeats} repeats; struct sizes "
+          + ", ".join(f"{k} {v} B" for k, v in _core.SIZEOF.items()))
+    print()
+    print("| what | median | p99 | worst | notes |")
+    print("|---|---|---|---|---|")
+
+    core = [arm._arm.bench_ik_ns(Ts, 1) for _ in range(repeats * 3)]
+    core_path = [arm._arm.bench_ik_ns(Ts_path, 1) for _ in range(repeats * 3)]
+    print(row("C core, all solutions + FK self-check", statistics.median(core), None, max(core),
+              "per pose, random poses; worst = slowest pass over all poses"))
+    print(row("C core, all solutions + FK self-check, smooth path", statistics.median(core_path), None,
+              max(core_path), "per pose, consecutive poses close together"))
+
+    timer = per_call_ns(lambda: None, [()] * n, repeats)
+    ik_all = per_call_ns(arm.ik_all, T_list, repeats)
+    ik = per_call_ns(arm.ik, Tq_list, repeats)
+    print(row("Python ik_all(T), per call", loop_mean_ns(arm.ik_all, T_list, repeats),
+              np.percentile(ik_all, 99), ik_all.max(), "median of loop means; p99/worst per call"))
+    print(row("Python ik(T, q_current), per call", loop_mean_ns(arm.ik, Tq_list, repeats),
+              np.percentile(ik, 99), ik.max(), "selection in C; p99/worst per call"))
+    batch = []
+    for _ in range(repeats):
+        t0 = time.perf_counter_ns()
+        arm.ik_batch(Ts, Q + 0.01)
+        batch.append((time.perf_counter_ns() - t0) / n)
+    print(row(f"Python ik_batch({n} poses), per pose", statistics.median(batch), None, max(batch),
+              "GIL released; worst = slowest batch"))
+    print(row("Python fk(q), per call", loop_mean_ns(arm.fk, [(q,) for q in Q], repeats), None, None, ""))
+    print(row("timer overhead (empty call)", np.median(timer), np.percentile(timer, 99), None,
+              "included in the per-call p99/worst"))
+    for line in pinocchio_rows(arm, Ts, n_dls):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""Shared fixtures and helpers of the piperik test suite.
+
+The random tests are seeded and sized from the environment so that CI and a developer hunting a
+rare failure run the same code:
+
+    PIPERIK_TEST_COUNT   number of random cases of the large sweeps (default 10000)
+    PIPERIK_TEST_SEED    seed of every random generator (default 20261130)
+
+Helpers here are deliberately independent of the code under test: angle differences, pose errors
+and rotation matrices are plain numpy.
+"""
+from __future__ import annotations
+
+import math
+import os
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import piperik
+
+#: Repository root (tests/..): the C sources, the tables and ../shared live relative to it.
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+TEST_COUNT = int(os.environ.get("PIPERIK_TEST_COUNT", "10000"))
+TEST_SEED = int(os.environ.get("PIPERIK_TEST_SEED", "20261130"))
+
+#: The package's own promise for every returned solution (DESIGN.md section 2).
+FK_TOL_POS_M = 1e-9
+FK_TOL_ROT_RAD = 1e-9
+
+
+def make_rng(salt: int = 0) -> np.random.Generator:
+    """A generator seeded from PIPERIK_TEST_SEED; ``salt`` separates independent streams."""
+    return np.random.default_rng([TEST_SEED, salt])
+
+
+@pytest.fixture
+def test_count() -> int:
+    """How many random cases a large sweep should use (PIPERIK_TEST_COUNT)."""
+    return TEST_COUNT
+
+
+@pytest.fixture
+def rng(request) -> np.random.Generator:
+    """A seeded RNG; each test gets its own stream (salted with its name) so tests stay independent."""
+    return make_rng(zlib.crc32(request.node.name.encode()))
+
+
+@pytest.fixture(scope="session")
+def arm() -> piperik.Piper:
+    """The default PiPER model (firmware >= S-V1.6-3 joint zeros)."""
+    return piperik.Piper()
+
+
+@pytest.fixture(scope="session")
+def legacy_arm() -> piperik.Piper:
+    """The PiPER with the joint zeros of firmware before S-V1.6-3."""
+    return piperik.Piper(legacy_zero=True)
+
+
+@pytest.fixture(scope="session", params=[False, True], ids=["default_zero", "legacy_zero"])
+def any_arm(request) -> piperik.Piper:
+    """Both PiPER zero conventions."""
+    return piperik.Piper(legacy_zero=request.param)
+
+
+# ---- random configurations --------------------------------------------------------------------
+
+def random_q_in_limits(arm: piperik.Piper, rng: np.random.Generator, n: int) -> np.ndarray:
+    """(n, 6) joint angles drawn uniformly inside the arm's joint limits."""
+    return rng.uniform(arm.lower, arm.upper, size=(n, arm.dof))
+
+
+def random_q_full(rng: np.random.Generator, n: int, dof: int = 6) -> np.ndarray:
+    """(n, dof) joint angles drawn uniformly in [-pi, pi], ignoring limits."""
+    return rng.uniform(-math.pi, math.pi, size=(n, dof))
+
+
+# ---- angles and poses ----------------------------------------------------------------------------
+
+def angle_diff(a, b) -> np.ndarray:
+    """a - b wrapped into [-pi, pi] (elementwise): the difference of two angles modulo 2 pi."""
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    return (d + math.pi) % (2.0 * math.pi) - math.pi
+
+
+def max_angle_diff(a, b, axis=-1) -> np.ndarray:
+    """Largest |angle difference| over ``axis``."""
+    return np.max(np.abs(angle_diff(a, b)), axis=axis)
+
+
+def rotation_angle(R: np.ndarray) -> np.ndarray:
+    """Rotation angle [rad] of rotation matrices (..., 3, 3), robust near 0 and pi."""
+    R = np.asarray(R, dtype=float)
+    # angle = atan2(|axis * sin|, cos): sin from the skew part, cos from the trace.
+    skew = np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]], axis=-1)
+    s = 0.5 * np.linalg.norm(skew, axis=-1)
+    c = 0.5 * (np.trace(R, axis1=-2, axis2=-1) - 1.0)
+    return np.arctan2(s, c)
+
+
+def pose_error(A, B):
+    """(position error [m], rotation error [rad]) between 4x4 poses A and B (broadcasts over (..., 4, 4)).
+
+    Position: Euclidean distance of the translations. Rotation: angle of A_R^T B_R.
+    """
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    dp = np.linalg.norm(A[..., :3, 3] - B[..., :3, 3], axis=-1)
+    dR = np.swapaxes(A[..., :3, :3], -1, -2) @ B[..., :3, :3]
+    return dp, rotation_angle(dR)
+
+
+def rot_x(a: float) -> np.ndarray:
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+
+
+def rot_y(a: float) -> np.ndarray:
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+
+def rot_z(a: float) -> np.ndarray:
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def random_rotation(rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random rotation matrix (from a random unit quaternion)."""
+    q = rng.normal(size=4)
+    w, x, y, z = q / np.linalg.norm(q)
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+def rows_containing(Q: np.ndarray, q: np.ndarray, tol: float) -> np.ndarray:
+    """Indices of the rows of Q equal to q angle-wise (modulo 2 pi) within tol."""
+    Q = np.asarray(Q, dtype=float).reshape(-1, 6)
+    if len(Q) == 0:
+        return np.zeros(0, dtype=int)
+    return np.flatnonzero(max_angle_diff(Q, q[None, :]) <= tol)
