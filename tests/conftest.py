@@ -79,6 +79,58 @@ def random_q_full(rng: np.random.Generator, n: int, dof: int = 6) -> np.ndarray:
     return rng.uniform(-math.pi, math.pi, size=(n, dof))
 
 
+# ---- independent reference FK ------------------------------------------------------------------
+
+#: Craig modified-DH twists alpha_{i-1} of the PiPER class
+ALPHA = (0.0, -math.pi / 2, 0.0, math.pi / 2, -math.pi / 2, math.pi / 2)
+
+
+def _rx(a):
+    # exact 0 / +-1 entries at multiples of pi/2 so the reference carries no 6e-17 noise
+    c, s = (1.0, 0.0) if a == 0.0 else (0.0, math.copysign(1.0, a))
+    return np.array([[1.0, 0, 0, 0], [0, c, -s, 0], [0, s, c, 0], [0, 0, 0, 1.0]])
+
+
+def _tx(a):
+    T = np.eye(4)
+    T[0, 3] = a
+    return T
+
+
+def _tz(d):
+    T = np.eye(4)
+    T[2, 3] = d
+    return T
+
+
+def _rz_many(theta):
+    n = len(theta)
+    c, s = np.cos(theta), np.sin(theta)
+    T = np.zeros((n, 4, 4))
+    T[:, 0, 0] = c
+    T[:, 0, 1] = -s
+    T[:, 1, 0] = s
+    T[:, 1, 1] = c
+    T[:, 2, 2] = 1.0
+    T[:, 3, 3] = 1.0
+    return T
+
+
+def dh_fk(arm: piperik.Piper, Q) -> np.ndarray:
+    """Flange pose(s) by the modified-DH product, numpy only: (6,) -> (4,4), (N,6) -> (N,4,4)."""
+    Q = np.asarray(Q, dtype=float)
+    single = Q.ndim == 1
+    Q = Q.reshape(-1, 6)
+    g = arm.geometry
+    a = (0.0, 0.0, g["a2_m"], g["a3_m"], 0.0, 0.0)
+    d = (g["d1_m"], 0.0, 0.0, g["d4_m"], 0.0, g["d6_m"])
+    off = g["theta_offset_rad"]
+    T = np.broadcast_to(np.eye(4), (len(Q), 4, 4)).copy()
+    for i in range(6):
+        T = T @ (_rx(ALPHA[i]) @ _tx(a[i])) @ _rz_many(Q[:, i] + off[i]) @ _tz(d[i])
+    return T[0] if single else T
+
+
 # ---- angles and poses ----------------------------------------------------------------------------
 
 def angle_diff(a, b) -> np.ndarray:

@@ -209,32 +209,45 @@ static int within(double q, double lo, double hi)
     return (q >= lo - PIK_LIMIT_TOL_RAD) & (q <= hi + PIK_LIMIT_TOL_RAD);
 }
 
-/* Emits the solutions of one arm configuration: theta[0..2] shared, and one or two wrists
- * (the flip being theta4 + pi, -theta5, theta6 + pi). Nothing is emitted when the check failed. */
+/* q = theta - offset in [-pi, pi]. theta is already in [-pi, pi], so joints without an offset (a
+ * model constant: the branch always goes the same way) need no wrap. */
+static double joint_angle(const pik_arm6_model *m, int i, double theta)
+{
+    return m->theta_offset_rad[i] == 0.0 ? theta : wrap_pi(theta - m->theta_offset_rad[i]);
+}
+
+/* Emits the solutions of one arm configuration: theta[0..2] shared, and one or two wrists. The
+ * flip (theta4 + pi, -theta5, theta6 + pi) is formed as theta -+ pi toward zero, staying in
+ * [-pi, pi]. Nothing is emitted when the check failed. */
 static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist, uint32_t flags,
                      double pos_err, double rot_err, int ok, pik_solution_set *out)
 {
-    double q_arm[3];
+    double q_arm[3], th_wrist[2][3];
     int i, w, arm_in;
     if (!ok) {
         out->rejected += n_wrist;
         return;
     }
     for (i = 0; i < 3; ++i) {
-        q_arm[i] = wrap_pi(theta[i] - m->theta_offset_rad[i]);
+        q_arm[i] = joint_angle(m, i, theta[i]);
     }
     arm_in = within(q_arm[0], m->lower_rad[0], m->upper_rad[0]) & within(q_arm[1], m->lower_rad[1], m->upper_rad[1]) &
              within(q_arm[2], m->lower_rad[2], m->upper_rad[2]);
+    th_wrist[0][0] = theta[3];
+    th_wrist[0][1] = theta[4];
+    th_wrist[0][2] = theta[5];
+    th_wrist[1][0] = theta[3] - copysign(PIK_PI, theta[3]);
+    th_wrist[1][1] = -theta[4];
+    th_wrist[1][2] = theta[5] - copysign(PIK_PI, theta[5]);
     for (w = 0; w < n_wrist; ++w) {
         pik_solution *sol = &out->sol[out->count++];
-        double flip_pi = w ? PIK_PI : 0.0, flip_sign = w ? -1.0 : 1.0;
         int in;
         sol->q_rad[0] = q_arm[0];
         sol->q_rad[1] = q_arm[1];
         sol->q_rad[2] = q_arm[2];
-        sol->q_rad[3] = wrap_pi(theta[3] + flip_pi - m->theta_offset_rad[3]);
-        sol->q_rad[4] = wrap_pi(flip_sign * theta[4] - m->theta_offset_rad[4]);
-        sol->q_rad[5] = wrap_pi(theta[5] + flip_pi - m->theta_offset_rad[5]);
+        sol->q_rad[3] = joint_angle(m, 3, th_wrist[w][0]);
+        sol->q_rad[4] = joint_angle(m, 4, th_wrist[w][1]);
+        sol->q_rad[5] = joint_angle(m, 5, th_wrist[w][2]);
         sol->q_rad[6] = 0.0;
         in = arm_in & within(sol->q_rad[3], m->lower_rad[3], m->upper_rad[3]) &
              within(sol->q_rad[4], m->lower_rad[4], m->upper_rad[4]) &
@@ -249,8 +262,13 @@ static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist
  * overlap their latencies, which it cannot do when each is interleaved with dependent algebra. */
 static void atan2_unit_many(const double *s, const double *c, double *out, int n)
 {
-    int i;
-    for (i = 0; i < n; ++i) {
+    int i = 0;
+#ifdef PIK_HAVE_ATAN2_UNIT_X2
+    for (; i + 1 < n; i += 2) {
+        pik_atan2_unit_x2(s + i, c + i, out + i);
+    }
+#endif
+    for (; i < n; ++i) {
         out[i] = pik_atan2_unit_inline(s[i], c[i]);
     }
 }
@@ -419,7 +437,7 @@ int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_
         double theta[6], pos_err, rot_err;
         int ok, back = (arm_flags[ai] & PIK_FLAG_SHOULDER_BACK) != 0;
         int elbow_b = (arm_flags[ai] & PIK_FLAG_ELBOW_B) != 0;
-        theta[0] = back ? angles[0] + PIK_PI : angles[0];
+        theta[0] = back ? angles[0] - copysign(PIK_PI, angles[0]) : angles[0];
         theta[1] = angles[3 + 4 * ai];
         theta[2] = angles[1 + elbow_b];
         theta[3] = angles[3 + 4 * ai + 1];

@@ -4,21 +4,18 @@
 #include "piperik/pik_pose.h"
 #include "piperik/pik_status.h"
 
-/* max |R^T R - I| over the 9 entries (R row-major). */
+static double max2(double a, double b) { return a > b ? a : b; }
+
+/* max |R^T R - I| over its 6 distinct entries (R row-major), straight-line. */
 static double orthonormality_error(const double R[9])
 {
-    double err = 0.0;
-    int i, j;
-    for (i = 0; i < 3; ++i) {
-        for (j = i; j < 3; ++j) {
-            double dot = R[i] * R[j] + R[3 + i] * R[3 + j] + R[6 + i] * R[6 + j];
-            double e = fabs(dot - (i == j ? 1.0 : 0.0));
-            if (e > err) {
-                err = e;
-            }
-        }
-    }
-    return err;
+    double c00 = R[0] * R[0] + R[3] * R[3] + R[6] * R[6] - 1.0;
+    double c11 = R[1] * R[1] + R[4] * R[4] + R[7] * R[7] - 1.0;
+    double c22 = R[2] * R[2] + R[5] * R[5] + R[8] * R[8] - 1.0;
+    double c01 = R[0] * R[1] + R[3] * R[4] + R[6] * R[7];
+    double c02 = R[0] * R[2] + R[3] * R[5] + R[6] * R[8];
+    double c12 = R[1] * R[2] + R[4] * R[5] + R[7] * R[8];
+    return max2(max2(max2(fabs(c00), fabs(c11)), max2(fabs(c22), fabs(c01))), max2(fabs(c02), fabs(c12)));
 }
 
 int pik_pose_check(const double T[16], double R_out[9], double p_out[3], double *ortho_err_out)
