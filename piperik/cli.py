@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import List, Optional, Sequence
 
 import numpy as np
@@ -139,16 +140,28 @@ def _pin_crosscheck(arm: Piper, urdf: str, frame: str, n: int, seed: int):
     import pinocchio as pin
 
     model = pin.buildModelFromUrdf(urdf)
-    if model.nq != arm.dof:
-        raise ValueError(f"--urdf: the model has {model.nq} position variables; expected {arm.dof} revolute joints")
     if not model.existFrame(frame):
         names = ", ".join(f.name for f in model.frames)
         raise ValueError(f"--frame: no frame {frame!r} in {urdf}; frames: {names}")
     data = model.createData()
     fid = model.getFrameId(frame)
+    # The joints from the root to the frame are the arm; others (gripper fingers) stay at neutral.
+    chain = []
+    jid = model.frames[fid].parentJoint
+    while jid > 0:
+        chain.append(jid)
+        jid = model.parents[jid]
+    chain.reverse()
+    if len(chain) != arm.dof or any(model.joints[j].nq != 1 for j in chain):
+        names = [model.names[j] for j in chain]
+        raise ValueError(f"--urdf: {len(chain)} joints lead to {frame!r} ({', '.join(names)}); "
+                         f"expected {arm.dof} one-axis joints")
+    q_index = [model.joints[j].idx_q for j in chain]
+    q_full = pin.neutral(model)
 
     def pin_fk(q):
-        pin.framesForwardKinematics(model, data, np.asarray(q, dtype=float))
+        q_full[q_index] = q
+        pin.framesForwardKinematics(model, data, q_full)
         return data.oMf[fid].homogeneous.copy()
 
     rng = np.random.default_rng(seed)
@@ -171,6 +184,9 @@ def cmd_check(args) -> int:
         return 2
     urdf = args.urdf or str(arm.urdf_path)
     frame = args.frame or arm.ee_frame
+    if not Path(urdf).is_file():
+        print(f"piperik check: --urdf: no such file: {urdf}", file=sys.stderr)
+        return 2
     try:
         (fp, fr), (ip, ir) = _pin_crosscheck(arm, urdf, frame, args.n, args.seed)
     except (ValueError, RuntimeError) as exc:  # Pinocchio raises ValueError/RuntimeError on bad files

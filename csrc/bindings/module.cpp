@@ -212,7 +212,7 @@ class Arm6 {
     py::array_t<double> ik(py::handle T_obj, py::handle qc_obj, py::handle w_obj, double margin) const
     {
         pik_selection sel;
-        select_impl(T_obj, qc_obj, w_obj, margin, sel);
+        select_impl(T_obj, qc_obj, w_obj, margin, sel, PIK_IK_ONLY_IN_LIMITS);
         auto q = new_array({6});
         std::memcpy(q.mutable_data(), sel.q_rad, 6 * sizeof(double));
         return q;
@@ -222,7 +222,7 @@ class Arm6 {
     py::tuple select(py::handle T_obj, py::handle qc_obj, py::handle w_obj, double margin) const
     {
         pik_selection sel;
-        select_impl(T_obj, qc_obj, w_obj, margin, sel);
+        select_impl(T_obj, qc_obj, w_obj, margin, sel, 0u);  // full set: index refers to ik_all's rows
         auto q = new_array({6});
         std::memcpy(q.mutable_data(), sel.q_rad, 6 * sizeof(double));
         return py::make_tuple(q, sel.flags, sel.index, sel.distance, sel.limit_margin_rad);
@@ -256,12 +256,10 @@ class Arm6 {
                 pik_solution_set set;
                 pik_selection sel;
                 const double *cur = qc.data ? (qc.per_row ? qc.data + 6 * i : qc.data) : nullptr;
-                int st = pik_arm6_ik(m_, Td + 16 * i, cur, &set);
-                if (st == PIK_OK || st == PIK_UNREACHABLE) {
-                    if (st == PIK_OK) {
-                        st = pik_select(&set, m_->lower_rad, m_->upper_rad, cur, &opts, &sel);
-                    }
-                } else if (first_bad < 0) {
+                int st = pik_arm6_ik_ex(m_, Td + 16 * i, cur, PIK_IK_ONLY_IN_LIMITS, &set);
+                if (st == PIK_OK) {
+                    st = pik_select(&set, m_->lower_rad, m_->upper_rad, cur, &opts, &sel);
+                } else if (st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS && first_bad < 0) {
                     first_bad = i;
                     first_bad_status = st;
                 }
@@ -343,7 +341,9 @@ class Arm6 {
         return st;
     }
 
-    void select_impl(py::handle T_obj, py::handle qc_obj, py::handle w_obj, double margin, pik_selection &sel) const
+    // options = PIK_IK_ONLY_IN_LIMITS solves only what the selection can use (same choice, faster).
+    void select_impl(py::handle T_obj, py::handle qc_obj, py::handle w_obj, double margin, pik_selection &sel,
+                     unsigned options) const
     {
         JointArg qc = joint_arg(qc_obj, 6, "q_current");
         JointArg w = joint_arg(w_obj, 6, "weights");
@@ -361,16 +361,20 @@ class Arm6 {
         if (T.ndim() != 2 || T.shape(0) != 4 || T.shape(1) != 4) {
             throw py::value_error("T: expected a 4x4 homogeneous transform, got shape " + shape_str(T));
         }
-        int st = pik_arm6_ik(m_, T.data(), qc.data, &set);
-        if (st != PIK_OK && st != PIK_UNREACHABLE) {
+        int st = pik_arm6_ik_ex(m_, T.data(), qc.data, options, &set);
+        if (st != PIK_OK && st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS) {
             throw py::value_error(pose_error(st, T.data(), "T"));
         }
-        pik_select_options opts = {w.data, margin};
-        st = pik_select(&set, m_->lower_rad, m_->upper_rad, qc.data, &opts, &sel);
+        if (st == PIK_OK) {
+            pik_select_options opts = {w.data, margin};
+            st = pik_select(&set, m_->lower_rad, m_->upper_rad, qc.data, &opts, &sel);
+        }
         if (st == PIK_UNREACHABLE) {
             throw NoSolution("unreachable: the pose is outside the workspace of " + name());
         }
         if (st == PIK_NONE_IN_LIMITS) {
+            // The error path: solve everything again to say which limit stops the closest solution.
+            pik_arm6_ik(m_, T.data(), qc.data, &set);
             throw NoSolution(limits_message(set, margin));
         }
     }

@@ -209,6 +209,12 @@ static int within(double q, double lo, double hi)
     return (q >= lo - PIK_LIMIT_TOL_RAD) & (q <= hi + PIK_LIMIT_TOL_RAD);
 }
 
+/* True when q, q + 2pi or q - 2pi lies within [lo, hi] (the selection may shift a joint by 2pi). */
+static int admissible(double q, double lo, double hi)
+{
+    return within(q, lo, hi) | within(q + PIK_TWO_PI, lo, hi) | within(q - PIK_TWO_PI, lo, hi);
+}
+
 /* q = theta - offset in [-pi, pi]. theta is already in [-pi, pi], so joints without an offset (a
  * model constant: the branch always goes the same way) need no wrap. */
 static double joint_angle(const pik_arm6_model *m, int i, double theta)
@@ -220,7 +226,7 @@ static double joint_angle(const pik_arm6_model *m, int i, double theta)
  * flip (theta4 + pi, -theta5, theta6 + pi) is formed as theta -+ pi toward zero, staying in
  * [-pi, pi]. Nothing is emitted when the check failed. */
 static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist, uint32_t flags,
-                     double pos_err, double rot_err, int ok, pik_solution_set *out)
+                     double pos_err, double rot_err, int ok, int only_in_limits, pik_solution_set *out)
 {
     double q_arm[3], th_wrist[2][3];
     int i, w, arm_in;
@@ -240,7 +246,7 @@ static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist
     th_wrist[1][1] = -theta[4];
     th_wrist[1][2] = theta[5] - copysign(PIK_PI, theta[5]);
     for (w = 0; w < n_wrist; ++w) {
-        pik_solution *sol = &out->sol[out->count++];
+        pik_solution *sol = &out->sol[out->count];
         int in;
         sol->q_rad[0] = q_arm[0];
         sol->q_rad[1] = q_arm[1];
@@ -255,6 +261,10 @@ static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist
         sol->flags = flags | (w ? PIK_FLAG_WRIST_FLIP : 0u) | (in ? PIK_FLAG_IN_LIMITS : 0u);
         sol->pos_err_m = pos_err;
         sol->rot_err_rad = rot_err;
+        /* Filtering keeps what the selection could still use: angles within limits up to 2pi. */
+        out->count += !only_in_limits || (admissible(sol->q_rad[3], m->lower_rad[3], m->upper_rad[3]) &
+                                          admissible(sol->q_rad[4], m->lower_rad[4], m->upper_rad[4]) &
+                                          admissible(sol->q_rad[5], m->lower_rad[5], m->upper_rad[5]));
     }
 }
 
@@ -275,18 +285,27 @@ static void atan2_unit_many(const double *s, const double *c, double *out, int n
 
 int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_q_rad, pik_solution_set *out)
 {
+    return pik_arm6_ik_ex(m, T, seed_q_rad, 0u, out);
+}
+
+int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *seed_q_rad, unsigned options,
+                   pik_solution_set *out)
+{
     /* One arm configuration per (shoulder, elbow) branch; each carries two wrist flips. */
-    enum { MAX_ARMS = 4, N_ANGLES = 3 + 4 * MAX_ARMS };
+    enum { MAX_ARMS = 4 };
     joint_sc arm[MAX_ARMS];
     double r36[MAX_ARMS][9]; /* R03^T R of each arm configuration */
     uint32_t arm_flags[MAX_ARMS];
     int n_wrist[MAX_ARMS];
-    double ys[N_ANGLES], xs[N_ANGLES], angles[N_ANGLES];
+    double ys[3 * MAX_ARMS + 1], xs[3 * MAX_ARMS + 1], arm_angles[3 + MAX_ARMS], wrist_angles[3 * MAX_ARMS + 1];
     double R[9], p[3], wc[3];
     double rxy, reach, L, inv_L, K, D, cphi, sphi, h, s1, c1, rho, inv_uv;
     double s3[2], c3[2];
     double seed_th1, seed_th4;
-    int n_elbow = 2, n_arms = 0, si, ei, ai, status;
+    int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0;
+    int n_elbow = 2, n_arms = 0, n_kept = 0, si, ei, ai, status;
+    int kept[MAX_ARMS];
+    double th1_arm[MAX_ARMS], th3_arm[MAX_ARMS];
     uint32_t sing = 0u;
 
     if (out == 0) {
@@ -354,99 +373,117 @@ int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_
             c3[ei] = cae * cphi + sa * sphi;
         }
     }
-
     /* |(u, v)| = |(rho, h)| for every root (the elbow equation says so): one division for all. */
     inv_uv = 1.0 / (rxy * rxy + h * h);
 
-    /* 4-5. Shoulder pitch and wrist of each arm configuration. The second shoulder branch has
-     * azimuth + pi and reaches back over the base with rho < 0. */
+    /* 4. Shoulder pitch of each arm configuration: (rho, h) is (u, v) rotated by theta2. The
+     * second shoulder branch has azimuth + pi and reaches back over the base with rho < 0. */
     for (si = 0; si < 2; ++si) {
-        double sgn = si ? -1.0 : 1.0, s1b = sgn * s1, c1b = sgn * c1, rhob = sgn * rho;
+        double sgn = si ? -1.0 : 1.0, rhob = sgn * rho;
         for (ei = 0; ei < n_elbow; ++ei) {
             joint_sc *j = &arm[n_arms];
             double u = m->a2_m + m->a3_m * c3[ei] + m->d4_m * s3[ei];
             double v = m->a3_m * s3[ei] - m->d4_m * c3[ei];
-            double *r = r36[n_arms];
-            double s2, c2, s23, c23, x3[3], y3[3], r11, r21, r31, r13, r23, r33, n5;
-
-            /* (rho, h) is (u, v) rotated by theta2. */
-            c2 = (rhob * u + h * v) * inv_uv;
-            s2 = (h * u - rhob * v) * inv_uv;
-
-            /* R36 = R03^T R: rows x3, y3, z3 = (-s1, c1, 0) of R03^T against columns of R. */
-            s23 = s2 * c3[ei] + c2 * s3[ei];
-            c23 = c2 * c3[ei] - s2 * s3[ei];
-            x3[0] = c1b * c23;  x3[1] = s1b * c23;  x3[2] = -s23;
-            y3[0] = -c1b * s23; y3[1] = -s1b * s23; y3[2] = -c23;
-            r11 = x3[0] * R[0] + x3[1] * R[3] + x3[2] * R[6];
-            r21 = y3[0] * R[0] + y3[1] * R[3] + y3[2] * R[6];
-            r31 = -s1b * R[0] + c1b * R[3];
-            r13 = x3[0] * R[2] + x3[1] * R[5] + x3[2] * R[8];
-            r23 = y3[0] * R[2] + y3[1] * R[5] + y3[2] * R[8];
-            r33 = -s1b * R[2] + c1b * R[5];
-            r[0] = r11; r[2] = r13;
-            r[3] = r21; r[5] = r23;
-            r[6] = r31; r[8] = r33;
-            r[1] = x3[0] * R[1] + x3[1] * R[4] + x3[2] * R[7];
-            r[4] = y3[0] * R[1] + y3[1] * R[4] + y3[2] * R[7];
-            r[7] = -s1b * R[1] + c1b * R[4];
-
-            j->s[0] = s1b;    j->c[0] = c1b;
-            j->s[1] = s2;     j->c[1] = c2;
-            j->s[2] = s3[ei]; j->c[2] = c3[ei];
-            /* theta5 = atan2(+-|(r13, r33)|, -r23); theta4 from (r33, r13) / s5. */
-            n5 = sqrt(r13 * r13 + r33 * r33);
-            j->s[4] = n5;
-            j->c[4] = -r23;
-            n_wrist[n_arms] = 2;
-            if (n5 > PIK_WRIST_SING_ABS) {
-                double inv_n5 = 1.0 / n5;
-                j->s[3] = r33 * inv_n5;
-                j->c[3] = r13 * inv_n5;
-            } else {
-                /* Axes 4 and 6 aligned: only q4 + q6 (or q6 - q4) is determined; keep the seed's q4. */
-                pik_sincos_inline(seed_th4, &j->s[3], &j->c[3]);
-                n_wrist[n_arms] = 1;
-            }
-            /* theta6 from R56 = R35^T R36 given theta4, theta5 (exact even when s5 is tiny):
-             * c6 = c4c5 r11 + s5 r21 + s4c5 r31, s6 = -s4 r11 + c4 r31. */
-            j->s[5] = -j->s[3] * r11 + j->c[3] * r31;
-            j->c[5] = j->c[3] * j->c[4] * r11 + j->s[4] * r21 + j->s[3] * j->c[4] * r31;
-            arm_flags[n_arms] = (si ? PIK_FLAG_SHOULDER_BACK : 0u) | (ei ? PIK_FLAG_ELBOW_B : 0u) | sing |
-                                (n_wrist[n_arms] == 1 ? PIK_FLAG_SING_WRIST : 0u);
+            j->s[0] = sgn * s1;
+            j->c[0] = sgn * c1;
+            j->c[1] = (rhob * u + h * v) * inv_uv;
+            j->s[1] = (h * u - rhob * v) * inv_uv;
+            j->s[2] = s3[ei];
+            j->c[2] = c3[ei];
+            arm_flags[n_arms] = (si ? PIK_FLAG_SHOULDER_BACK : 0u) | (ei ? PIK_FLAG_ELBOW_B : 0u) | sing;
+            ys[n_arms] = j->s[1];
+            xs[n_arms] = j->c[1];
             n_arms++;
         }
     }
+    /* Arm angles at once: theta2 of each arm, then theta1 and both theta3 roots. */
+    ys[n_arms] = s1;        xs[n_arms] = c1;
+    ys[n_arms + 1] = s3[0]; xs[n_arms + 1] = c3[0];
+    ys[n_arms + 2] = s3[1]; xs[n_arms + 2] = c3[1];
+    atan2_unit_many(ys, xs, arm_angles, n_arms + 3);
 
-    /* 6. Every angle at once: theta1, theta3 (both roots), then theta2, 4, 5, 6 of each arm. */
-    ys[0] = s1;    xs[0] = c1;
-    ys[1] = s3[0]; xs[1] = c3[0];
-    ys[2] = s3[1]; xs[2] = c3[1];
+    /* With PIK_IK_ONLY_IN_LIMITS, arm configurations whose q1..q3 cannot meet the limits stop
+     * here: their wrists are never solved. */
     for (ai = 0; ai < n_arms; ++ai) {
-        int k;
-        for (k = 0; k < 4; ++k) {
-            int jj = k == 0 ? 1 : k + 2; /* joints 2, 4, 5, 6 (0-based 1, 3, 4, 5) */
-            ys[3 + 4 * ai + k] = arm[ai].s[jj];
-            xs[3 + 4 * ai + k] = arm[ai].c[jj];
+        double th1 = arm_angles[n_arms], th2 = arm_angles[ai];
+        double th3 = arm_angles[n_arms + 1 + ((arm_flags[ai] & PIK_FLAG_ELBOW_B) != 0)];
+        if (arm_flags[ai] & PIK_FLAG_SHOULDER_BACK) {
+            th1 -= copysign(PIK_PI, th1);
         }
+        if (only_in_limits && !(admissible(joint_angle(m, 0, th1), m->lower_rad[0], m->upper_rad[0]) &
+                                admissible(joint_angle(m, 1, th2), m->lower_rad[1], m->upper_rad[1]) &
+                                admissible(joint_angle(m, 2, th3), m->lower_rad[2], m->upper_rad[2]))) {
+            continue;
+        }
+        th1_arm[ai] = th1;
+        th3_arm[ai] = th3;
+        kept[n_kept++] = ai;
     }
-    atan2_unit_many(ys, xs, angles, 3 + 4 * n_arms);
 
-    /* 7. Self-check each arm configuration and emit it with its wrist flip. */
-    for (ai = 0; ai < n_arms; ++ai) {
+    /* 5. Wrist of each kept arm configuration: R36 = R03^T R, rows of R03^T against columns of R. */
+    for (ai = 0; ai < n_kept; ++ai) {
+        int k = kept[ai];
+        joint_sc *j = &arm[k];
+        double *r = r36[k];
+        double s1b = j->s[0], c1b = j->c[0];
+        double s23 = j->s[1] * j->c[2] + j->c[1] * j->s[2];
+        double c23 = j->c[1] * j->c[2] - j->s[1] * j->s[2];
+        double x3[3], y3[3], n5;
+        x3[0] = c1b * c23;  x3[1] = s1b * c23;  x3[2] = -s23;
+        y3[0] = -c1b * s23; y3[1] = -s1b * s23; y3[2] = -c23;
+        r[0] = x3[0] * R[0] + x3[1] * R[3] + x3[2] * R[6];
+        r[1] = x3[0] * R[1] + x3[1] * R[4] + x3[2] * R[7];
+        r[2] = x3[0] * R[2] + x3[1] * R[5] + x3[2] * R[8];
+        r[3] = y3[0] * R[0] + y3[1] * R[3] + y3[2] * R[6];
+        r[4] = y3[0] * R[1] + y3[1] * R[4] + y3[2] * R[7];
+        r[5] = y3[0] * R[2] + y3[1] * R[5] + y3[2] * R[8];
+        r[6] = -s1b * R[0] + c1b * R[3];
+        r[7] = -s1b * R[1] + c1b * R[4];
+        r[8] = -s1b * R[2] + c1b * R[5];
+
+        /* theta5 = atan2(+-|(r13, r33)|, -r23); theta4 from (r33, r13) / s5. */
+        n5 = sqrt(r[2] * r[2] + r[8] * r[8]);
+        j->s[4] = n5;
+        j->c[4] = -r[5];
+        n_wrist[k] = 2;
+        if (n5 > PIK_WRIST_SING_ABS) {
+            double inv_n5 = 1.0 / n5;
+            j->s[3] = r[8] * inv_n5;
+            j->c[3] = r[2] * inv_n5;
+        } else {
+            /* Axes 4 and 6 aligned: only q4 + q6 (or q6 - q4) is determined; keep the seed's q4. */
+            pik_sincos_inline(seed_th4, &j->s[3], &j->c[3]);
+            n_wrist[k] = 1;
+            arm_flags[k] |= PIK_FLAG_SING_WRIST;
+        }
+        /* theta6 from R56 = R35^T R36 given theta4, theta5 (exact even when s5 is tiny):
+         * c6 = c4c5 r11 + s5 r21 + s4c5 r31, s6 = -s4 r11 + c4 r31. */
+        j->s[5] = -j->s[3] * r[0] + j->c[3] * r[6];
+        j->c[5] = j->c[3] * j->c[4] * r[0] + j->s[4] * r[3] + j->s[3] * j->c[4] * r[6];
+        ys[3 * ai] = j->s[3];     xs[3 * ai] = j->c[3];
+        ys[3 * ai + 1] = j->s[4]; xs[3 * ai + 1] = j->c[4];
+        ys[3 * ai + 2] = j->s[5]; xs[3 * ai + 2] = j->c[5];
+    }
+    atan2_unit_many(ys, xs, wrist_angles, 3 * n_kept);
+
+    /* 6. Self-check each arm configuration and emit it with its wrist flip. */
+    for (ai = 0; ai < n_kept; ++ai) {
+        int k = kept[ai];
         double theta[6], pos_err, rot_err;
-        int ok, back = (arm_flags[ai] & PIK_FLAG_SHOULDER_BACK) != 0;
-        int elbow_b = (arm_flags[ai] & PIK_FLAG_ELBOW_B) != 0;
-        theta[0] = back ? angles[0] - copysign(PIK_PI, angles[0]) : angles[0];
-        theta[1] = angles[3 + 4 * ai];
-        theta[2] = angles[1 + elbow_b];
-        theta[3] = angles[3 + 4 * ai + 1];
-        theta[4] = angles[3 + 4 * ai + 2];
-        theta[5] = angles[3 + 4 * ai + 3];
-        ok = self_check(m, &arm[ai], r36[ai], wc, &pos_err, &rot_err);
+        int ok;
+        theta[0] = th1_arm[k];
+        theta[1] = arm_angles[k];
+        theta[2] = th3_arm[k];
+        theta[3] = wrist_angles[3 * ai];
+        theta[4] = wrist_angles[3 * ai + 1];
+        theta[5] = wrist_angles[3 * ai + 2];
+        ok = self_check(m, &arm[k], r36[k], wc, &pos_err, &rot_err);
         /* The wrist flip negates s4, c4, s5, s6, c6 and leaves every product in R36, hence the
          * check and its residual, unchanged. */
-        emit_arm(m, theta, n_wrist[ai], arm_flags[ai], pos_err, rot_err, ok, out);
+        emit_arm(m, theta, n_wrist[k], arm_flags[k], pos_err, rot_err, ok, only_in_limits, out);
     }
-    return out->count > 0 ? PIK_OK : PIK_UNREACHABLE;
+    if (out->count > 0) {
+        return PIK_OK;
+    }
+    return only_in_limits && n_arms > 0 ? PIK_NONE_IN_LIMITS : PIK_UNREACHABLE;
 }

@@ -342,6 +342,23 @@ static void test_select(const pik_arm6_model *m, int n)
             if (in && d < bestd) { bestd = d; best = k; }
         }
         if (best != sel.index) wrong++;
+        /* The in-limits fast path selects the same solution. */
+        {
+            pik_solution_set fset;
+            pik_selection fsel;
+            int fst = pik_arm6_ik_ex(m, T, 0, PIK_IK_ONLY_IN_LIMITS, &fset);
+            if (fst != PIK_OK || pik_select(&fset, m->lower_rad, m->upper_rad, cur, 0, &fsel) != PIK_OK ||
+                fsel.flags != sel.flags) {
+                wrong++;
+            } else {
+                for (j = 0; j < 6; ++j) {
+                    if (fsel.q_rad[j] != sel.q_rad[j]) { wrong++; break; }
+                }
+            }
+            for (k = 0; k < fset.count; ++k) {
+                if (!(fset.sol[k].flags & PIK_FLAG_IN_LIMITS)) wrong++;
+            }
+        }
         /* q itself is in limits, so the choice is at least as close to cur as q is. */
         {
             double dq = 0;
@@ -350,6 +367,18 @@ static void test_select(const pik_arm6_model *m, int n)
         }
     }
     CHECK(none == 0, "select: %d in-limit poses without a selection", none);
+    {
+        /* A pose from a configuration far outside the limits: the fast path says why. */
+        double q[6] = {0.0, -1.5, 1.5, 0.0, 2.5, 0.0}, T[16];
+        pik_solution_set fset, full;
+        int st, k, any_in = 0;
+        pik_arm6_fk(m, q, T);
+        pik_arm6_ik(m, T, 0, &full);
+        for (k = 0; k < full.count; ++k) any_in |= (full.sol[k].flags & PIK_FLAG_IN_LIMITS) != 0;
+        st = pik_arm6_ik_ex(m, T, 0, PIK_IK_ONLY_IN_LIMITS, &fset);
+        CHECK(any_in || (st == PIK_NONE_IN_LIMITS && fset.count == 0), "fast path status %d with no in-limit solution", st);
+        CHECK(full.count == 8, "the out-of-limit pose still has 8 solutions (%d)", full.count);
+    }
     CHECK(wrong == 0, "select: %d selections differ from the brute-force nearest / generating q", wrong);
 }
 

@@ -56,6 +56,16 @@ int pik_arm6_wrist_center(const pik_arm6_model *model, const double q_rad[6], do
 int pik_arm6_ik(const pik_arm6_model *model, const double T[16], const double *seed_q_rad,
                 pik_solution_set *out);
 
+/* Options of pik_arm6_ik_ex. */
+#define PIK_IK_ONLY_IN_LIMITS (1u << 0) /* return only solutions within the model's joint limits
+                                            (up to a 2pi shift per joint); arm configurations whose
+                                            q1..q3 are out of limits skip the wrist entirely. Returns
+                                            PIK_NONE_IN_LIMITS when solutions exist but none qualifies. */
+
+/* pik_arm6_ik with options (PIK_IK_*): the fast path for selection. */
+int pik_arm6_ik_ex(const pik_arm6_model *model, const double T[16], const double *seed_q_rad, unsigned options,
+                   pik_solution_set *out);
+
 #ifdef __cplusplus
 }
 #endif
