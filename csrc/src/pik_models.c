@@ -1,5 +1,6 @@
 /* Arm models as data. Sources: ../shared/notes/piper.md section 2 (piper_sdk 0.6.2 piper_fk.py). */
 #include "piperik/pik_arm6.h"
+#include "piperik/pik_srs.h"
 
 #define PIK_DEG (3.14159265358979323846 / 180.0)
 
@@ -29,3 +30,38 @@ const pik_arm6_model *pik_piper_model(int legacy_zero)
 {
     return legacy_zero ? &piper_legacy_model : &piper_model;
 }
+
+#define PIK_PI_2 1.57079632679489661923
+#define PIK_IDENTITY44 {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
+
+/* KUKA LBR iiwa 14 R820: Drake's iiwa14_no_collision.urdf (../shared/notes/seven_dof.md 3.1), whose
+ * chain equals the DH of Faria et al. 2018; flange iiwa_link_ee_kuka (link 7 + 0.045 m). */
+static const pik_srs_model iiwa14_model = {
+    "iiwa14",
+    0.36, 0.42, 0.40, 0.126,
+    {1, 1, 1, 1, 1, 1, 1},
+    {0, 0, 0, 0, 0, 0, 0},
+    PIK_IDENTITY44,
+    PIK_IDENTITY44,
+    {-2.96705972839, -2.09439510239, -2.96705972839, -2.09439510239, -2.96705972839, -2.09439510239, -3.05432619099},
+    {2.96705972839, 2.09439510239, 2.96705972839, 2.09439510239, 2.96705972839, 2.09439510239, 3.05432619099},
+};
+
+/* AgileX NERO: AgileX open_nero URDF (macro agx_arm) with pi/2 and pi exact; flange gripper_flange,
+ * 0.032 m from the wrist centre along the tool z, which is perpendicular to axis 7. Joint 2 turns
+ * against the canonical axis; joints 5 and 6 are offset by a quarter turn (wrist singular at
+ * q6 = +-pi/2, outside its limits). Limits: the URDF's (= pyAgxArm configs/nero.json). */
+static const pik_srs_model nero_model = {
+    "nero",
+    0.138, 0.31, 0.27001, 0.0,
+    {1, -1, 1, 1, 1, 1, 1},
+    {0, 0, 0, 0, PIK_PI_2, -PIK_PI_2, 0},
+    PIK_IDENTITY44,
+    {0, 0, 1, 0.032, -1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 1},
+    {-2.70526, -1.74, -2.75, -1.01, -2.75, -0.73, -1.5707963},
+    {2.70526, 1.74, 2.75, 2.14, 2.75, 0.95, 1.5707963},
+};
+
+const pik_srs_model *pik_iiwa14_model(void) { return &iiwa14_model; }
+
+const pik_srs_model *pik_nero_model(void) { return &nero_model; }

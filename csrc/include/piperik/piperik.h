@@ -14,5 +14,6 @@
 #include "pik_pose.h"
 #include "pik_arm6.h"
 #include "pik_select.h"
+#include "pik_srs.h"
 
 #endif /* PIPERIK_H */

@@ -1,0 +1,112 @@
+/*
+ * 7-DOF S-R-S arms (spherical shoulder, revolute elbow, spherical wrist) through the arm angle psi.
+ *
+ * Canonical kinematics (standard DH, a_i = 0), every supported arm mapped onto it by data:
+ *   T(q) = T_base * A1(t1) * ... * A7(t7) * T_flange,   t_i = sign_i * q_i + offset_i
+ *   A_i(t) = RotZ(t) TransZ(d_i) RotX(alpha_i),  alpha = (-pi/2, pi/2, pi/2, -pi/2, -pi/2, pi/2, 0),
+ *   d = (d_bs, 0, d_se, 0, d_ew, 0, d_wf).
+ * Shoulder S = (0, 0, d_bs) where axes 1-3 meet; elbow axis 4; wrist centre W where axes 5-7 meet.
+ *
+ * Arm angle psi: the rotation of the shoulder-elbow-wrist plane about the line S->W, measured from
+ * the reference plane, i.e. the plane of the same arm with t3 = 0 reaching the same wrist centre
+ * (Kreutz-Delgado et al. 1992; Shimizu et al. 2008). With R03(psi) = Rot(u_SW, psi) * R03_ref, every
+ * joint is a closed-form function of psi, and for each psi there are 8 solutions: the signs of t2,
+ * t4 and t6 (global configuration GC2, GC4, GC6; branch flags bits 0-2 set for a negative sign).
+ *
+ * Reference-plane convention: when W lies on the base z axis (within 1e-12 of the reach), the
+ * reference plane's azimuth is taken as 0 (the plane x-z of the base frame), for every call, so that
+ * arm_angle and ik stay consistent there.
+ */
+#ifndef PIK_SRS_H
+#define PIK_SRS_H
+
+#include "pik_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pik_srs_model {
+    const char *name;
+    double d_bs_m;            /* base to shoulder centre */
+    double d_se_m;            /* shoulder centre to elbow */
+    double d_ew_m;            /* elbow to wrist centre */
+    double d_wf_m;            /* wrist centre to frame 7 along its z */
+    double sign[7];           /* t_i = sign_i q_i + offset_i, sign_i = +1 or -1 */
+    double offset_rad[7];
+    double T_base[16];        /* fixed, row-major: base frame of the user's poses -> canonical base */
+    double T_flange[16];      /* fixed, row-major: canonical frame 7 -> the flange frame */
+    double lower_rad[7];      /* joint limits of q */
+    double upper_rad[7];
+} pik_srs_model;
+
+/* The KUKA LBR iiwa 14 R820 (Drake's URDF; flange iiwa_link_ee_kuka). */
+const pik_srs_model *pik_iiwa14_model(void);
+/* The AgileX NERO (AgileX open_nero URDF with exact pi/2; flange gripper_flange). */
+const pik_srs_model *pik_nero_model(void);
+
+/* Extra solution flags of S-R-S arms (bits 0-2: GC2, GC4, GC6 negative; 3-5: shoulder (t2 = 0),
+ * elbow (t4 = 0), wrist (t6 = 0) singular; 6: in limits). */
+#define PIK_FLAG_SING_REFERENCE (1u << 7) /* W on the base axis: the reference plane is conventional */
+
+int pik_srs_model_check(const pik_srs_model *model);
+
+/* Forward kinematics of the flange (T_out 4x4 row-major). */
+int pik_srs_fk(const pik_srs_model *model, const double q_rad[7], double T_out[16]);
+
+/* The arm angle of a configuration: ik(fk(q), psi) contains q. */
+int pik_srs_arm_angle(const pik_srs_model *model, const double q_rad[7], double *psi_rad_out);
+
+/*
+ * Every exact solution for pose T and arm angle psi (up to 8). seed_q_rad (may be NULL) supplies
+ * q1 at a shoulder singularity and q5 at a wrist singularity (else 0). branch_mask (bits = the
+ * branch value 0..7, GC2 | GC4 << 1 | GC6 << 2 negative) restricts the branches solved; pass 0xFF
+ * for all. Returns PIK_OK, PIK_UNREACHABLE or an input error.
+ */
+int pik_srs_ik(const pik_srs_model *model, const double T[16], double psi_rad, const double *seed_q_rad,
+               unsigned branch_mask, pik_solution_set *out);
+
+/* A set of disjoint arm-angle intervals within [-pi, pi], sorted. */
+#define PIK_MAX_PSI_INTERVALS 32
+typedef struct pik_psi_set {
+    int count;
+    double lo_rad[PIK_MAX_PSI_INTERVALS];
+    double hi_rad[PIK_MAX_PSI_INTERVALS];
+} pik_psi_set;
+
+/* Exclusion around the arm angles where a shoulder or wrist singularity makes a joint jump. */
+#define PIK_PSI_SINGULAR_EXCLUSION_RAD 1e-6
+
+/*
+ * The arm angles at which a solution within the joint limits exists, in closed form: per branch,
+ * the psi where a joint meets a limit are the roots of a sin(psi) + b cos(psi) + c = 0; between
+ * consecutive roots each joint is tested once at the midpoint. per_branch (may be NULL) receives 8
+ * sets (index = branch value); union_out (may be NULL) their union.
+ * Returns PIK_OK (possibly with empty sets), PIK_UNREACHABLE or an input error.
+ */
+int pik_srs_feasible_arm_angles(const pik_srs_model *model, const double T[16], pik_psi_set *per_branch,
+                                pik_psi_set *union_out);
+
+/* How pik_srs_select chooses the arm angle. */
+typedef enum pik_psi_policy {
+    PIK_PSI_NEAREST = 0,      /* the in-limit solution nearest q_current over all feasible psi and
+                                 branches (without q_current: PIK_PSI_WIDEST) */
+    PIK_PSI_WIDEST = 1,       /* the centre of the widest feasible interval (largest arm-angle margin) */
+    PIK_PSI_MAX_MARGIN = 2,   /* the feasible psi whose solution has the largest joint-limit margin */
+    PIK_PSI_GIVEN = 3         /* psi as given in psi_rad; only the branch is chosen */
+} pik_psi_policy;
+
+/*
+ * Chooses psi and the branch, then the solution (weights / limit margin as in pik_select).
+ * *psi_rad_inout: the psi for PIK_PSI_GIVEN; receives the chosen psi.
+ * Returns PIK_OK, PIK_UNREACHABLE, PIK_NONE_IN_LIMITS or an input error.
+ */
+int pik_srs_select(const pik_srs_model *model, const double T[16], const double *q_current_rad,
+                   pik_psi_policy policy, double *psi_rad_inout, const pik_select_options *opts,
+                   pik_selection *sel);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PIK_SRS_H */

@@ -1,0 +1,1127 @@
+/*
+ * 7-DOF S-R-S arms through the arm angle (see pik_srs.h for the canonical model).
+ *
+ * DH rotation blocks, R_i(t) = RotZ(t) RotX(alpha_i):
+ *   alpha = -pi/2: [ c 0 -s; s 0  c; 0 -1 0 ]      alpha = +pi/2: [ c 0  s; s 0 -c; 0 1 0 ]
+ * Joint extraction (Shimizu et al. 2008, in this DH):
+ *   R03 column 1 = (c1 s2, s1 s2, c2),   R47 column 2 = (c5 s6, s5 s6, c6);
+ * t3 and t7 come from the residual rotation given (t1, t2) and (t5, t6), which stays exact when the
+ * shoulder (t2 = 0) or the wrist (t6 = 0) is singular.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "piperik/pik_pose.h"
+#include "piperik/pik_srs.h"
+#include "piperik/pik_status.h"
+#include "pik_trig_impl.h"
+
+#define PIK_PI 3.14159265358979323846
+#define PIK_TWO_PI 6.28318530717958647692
+
+/* Relative tolerances (of the arm's reach) for the singular configurations. */
+#define SRS_REFERENCE_SING_REL 1e-12
+#define SRS_ELBOW_CLAMP_REL 1e-12
+#define SRS_SING_ABS 1e-12
+
+static const double alpha_sign[7] = {-1.0, 1.0, 1.0, -1.0, -1.0, 1.0, 0.0};
+
+/* ---------------------------------------------------------------- small 3x3 helpers (row-major) */
+
+static void rot_dh(int i, double s, double c, double M[9])
+{
+    double a = alpha_sign[i];
+    if (a == 0.0) {
+        M[0] = c; M[1] = -s; M[2] = 0.0;
+        M[3] = s; M[4] = c;  M[5] = 0.0;
+        M[6] = 0.0; M[7] = 0.0; M[8] = 1.0;
+        return;
+    }
+    /* RotZ(t) RotX(alpha) with sin(alpha) = a, cos(alpha) = 0 */
+    M[0] = c; M[1] = 0.0; M[2] = a * s;
+    M[3] = s; M[4] = 0.0; M[5] = -a * c;
+    M[6] = 0.0; M[7] = a; M[8] = 0.0;
+}
+
+static void mul33(const double A[9], const double B[9], double C[9])
+{
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        for (c = 0; c < 3; ++c) {
+            C[3 * r + c] = A[3 * r] * B[c] + A[3 * r + 1] * B[3 + c] + A[3 * r + 2] * B[6 + c];
+        }
+    }
+}
+
+/* C = A^T B */
+static void mul33_tn(const double A[9], const double B[9], double C[9])
+{
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        for (c = 0; c < 3; ++c) {
+            C[3 * r + c] = A[r] * B[c] + A[3 + r] * B[3 + c] + A[6 + r] * B[6 + c];
+        }
+    }
+}
+
+/* C = A B^T */
+static void mul33_nt(const double A[9], const double B[9], double C[9])
+{
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        for (c = 0; c < 3; ++c) {
+            C[3 * r + c] = A[3 * r] * B[3 * c] + A[3 * r + 1] * B[3 * c + 1] + A[3 * r + 2] * B[3 * c + 2];
+        }
+    }
+}
+
+static double wrap_pi(double a)
+{
+    double k = (double)(3L - (long)(3.5 - a * (1.0 / PIK_TWO_PI)));
+    return a - k * PIK_TWO_PI;
+}
+
+static int finite_n(const double *v, int n)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        if (!(fabs(v[i]) <= 1e300)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* T_a * T_b for 4x4 row-major rigid transforms. */
+static void mul44(const double A[16], const double B[16], double C[16])
+{
+    int r, c;
+    for (r = 0; r < 4; ++r) {
+        for (c = 0; c < 4; ++c) {
+            C[4 * r + c] = A[4 * r] * B[c] + A[4 * r + 1] * B[4 + c] + A[4 * r + 2] * B[8 + c] + A[4 * r + 3] * B[12 + c];
+        }
+    }
+}
+
+static int is_identity44(const double A[16])
+{
+    int i;
+    for (i = 0; i < 16; ++i) {
+        if (A[i] != ((i % 5) == 0 ? 1.0 : 0.0)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- model, FK, joint mapping */
+
+static double theta_of_q(const pik_srs_model *m, int i, double q) { return m->sign[i] * q + m->offset_rad[i]; }
+
+/* q = sign (theta - offset) in [-pi, pi] for theta in [-pi, pi]: joints without an offset (a model
+ * constant, so the branch is predictable) need no wrap. */
+static double q_of_theta(const pik_srs_model *m, int i, double theta)
+{
+    return m->offset_rad[i] == 0.0 ? m->sign[i] * theta : wrap_pi(m->sign[i] * (theta - m->offset_rad[i]));
+}
+
+int pik_srs_model_check(const pik_srs_model *m)
+{
+    int i;
+    double R[9], p[3], err;
+    double lengths[4];
+    if (m == 0) {
+        return PIK_ERR_NULL;
+    }
+    lengths[0] = m->d_bs_m; lengths[1] = m->d_se_m; lengths[2] = m->d_ew_m; lengths[3] = m->d_wf_m;
+    for (i = 0; i < 4; ++i) {
+        if (!(fabs(lengths[i]) <= 1e6)) {
+            return PIK_ERR_BAD_MODEL;
+        }
+    }
+    if (!(m->d_se_m > 0.0) || !(m->d_ew_m > 0.0)) {
+        return PIK_ERR_BAD_MODEL;
+    }
+    for (i = 0; i < 7; ++i) {
+        if ((m->sign[i] != 1.0 && m->sign[i] != -1.0) || !(fabs(m->offset_rad[i]) <= 4.0) ||
+            !(m->lower_rad[i] <= m->upper_rad[i]) || !(fabs(m->lower_rad[i]) <= 1e3) || !(fabs(m->upper_rad[i]) <= 1e3)) {
+            return PIK_ERR_BAD_MODEL;
+        }
+    }
+    if (pik_pose_check(m->T_base, R, p, &err) != PIK_OK || err > 1e-12 ||
+        pik_pose_check(m->T_flange, R, p, &err) != PIK_OK || err > 1e-12) {
+        return PIK_ERR_BAD_MODEL;
+    }
+    return PIK_OK;
+}
+
+/* Canonical FK of frame 7 from joint sines/cosines: R07 and its origin; also R03 and W. */
+static void canonical_fk(const pik_srs_model *m, const double s[7], const double c[7], double R07[9], double p7[3],
+                         double R03_out[9], double W_out[3])
+{
+    const double d[7] = {m->d_bs_m, 0.0, m->d_se_m, 0.0, m->d_ew_m, 0.0, m->d_wf_m};
+    double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0}, Ri[9], Rn[9];
+    int i, k;
+    for (i = 0; i < 7; ++i) {
+        /* A_i = RotZ(t) TransZ(d) RotX(alpha): the translation is d along z of frame i-1. */
+        for (k = 0; k < 3; ++k) {
+            p[k] += R[3 * k + 2] * d[i];
+        }
+        rot_dh(i, s[i], c[i], Ri);
+        mul33(R, Ri, Rn);
+        memcpy(R, Rn, sizeof R);
+        if (i == 2 && R03_out) {
+            memcpy(R03_out, R, sizeof R);
+        }
+        if (i == 4 && W_out) {
+            /* frame 4's origin + d_ew along its z: the wrist centre (frame 5 and 6 origins) */
+            for (k = 0; k < 3; ++k) {
+                W_out[k] = p[k];
+            }
+        }
+    }
+    memcpy(R07, R, sizeof R);
+    for (k = 0; k < 3; ++k) {
+        p7[k] = p[k];
+    }
+}
+
+static void joint_sincos7(const pik_srs_model *m, const double q[7], double s[7], double c[7])
+{
+    int i;
+    for (i = 0; i < 7; ++i) {
+        pik_sincos_inline(theta_of_q(m, i, q[i]), &s[i], &c[i]);
+    }
+}
+
+int pik_srs_fk(const pik_srs_model *m, const double q_rad[7], double T_out[16])
+{
+    double s[7], c[7], R[9], p[3], Tc[16], Tt[16];
+    int r;
+    if (m == 0 || q_rad == 0 || T_out == 0) {
+        return PIK_ERR_NULL;
+    }
+    if (!finite_n(q_rad, 7)) {
+        return PIK_ERR_NONFINITE;
+    }
+    joint_sincos7(m, q_rad, s, c);
+    canonical_fk(m, s, c, R, p, 0, 0);
+    for (r = 0; r < 3; ++r) {
+        Tc[4 * r] = R[3 * r];
+        Tc[4 * r + 1] = R[3 * r + 1];
+        Tc[4 * r + 2] = R[3 * r + 2];
+        Tc[4 * r + 3] = p[r];
+    }
+    Tc[12] = 0.0; Tc[13] = 0.0; Tc[14] = 0.0; Tc[15] = 1.0;
+    mul44(m->T_base, Tc, Tt);
+    mul44(Tt, m->T_flange, T_out);
+    return PIK_OK;
+}
+
+/* ---------------------------------------------------------------- per-pose geometry */
+
+typedef struct srs_pose {
+    double R[9];         /* canonical frame-7 rotation */
+    double W[3];         /* wrist centre */
+    double u[3];         /* unit S->W */
+    double L;            /* |S->W| */
+    double c4, s4;       /* elbow: cos t4 and |sin t4| */
+    int n_gc4;           /* 1 when the elbow is stretched or folded (both signs coincide) */
+    uint32_t sing;       /* PIK_FLAG_SING_ELBOW / PIK_FLAG_SING_REFERENCE */
+    double R03ref[2][9]; /* reference-plane R03 for GC4 = +1, -1 */
+    double R34[2][9];    /* R34(t4) for GC4 = +1, -1 */
+} srs_pose;
+
+/* Canonical frame-7 pose of a user pose: T_base^-1 T T_flange^-1, as rotation and translation. */
+static int canonical_target(const pik_srs_model *m, const double T[16], double R[9], double p[3])
+{
+    double Rb[9], pb[3], Rf[9], pf[3], tmp[9], t[3];
+    int st = pik_pose_check(T, R, p, 0), k;
+    if (st != PIK_OK) {
+        return st;
+    }
+    if (!is_identity44(m->T_base)) {
+        for (k = 0; k < 3; ++k) {
+            Rb[3 * k] = m->T_base[4 * k]; Rb[3 * k + 1] = m->T_base[4 * k + 1]; Rb[3 * k + 2] = m->T_base[4 * k + 2];
+            t[k] = p[k] - m->T_base[4 * k + 3];
+        }
+        mul33_tn(Rb, R, tmp); /* R <- Rb^T R, p <- Rb^T (p - pb) */
+        memcpy(R, tmp, sizeof tmp);
+        for (k = 0; k < 3; ++k) {
+            pb[k] = Rb[k] * t[0] + Rb[3 + k] * t[1] + Rb[6 + k] * t[2];
+        }
+        memcpy(p, pb, sizeof pb);
+    }
+    if (!is_identity44(m->T_flange)) {
+        for (k = 0; k < 3; ++k) {
+            Rf[3 * k] = m->T_flange[4 * k]; Rf[3 * k + 1] = m->T_flange[4 * k + 1]; Rf[3 * k + 2] = m->T_flange[4 * k + 2];
+            pf[k] = m->T_flange[4 * k + 3];
+        }
+        mul33_nt(R, Rf, tmp); /* R <- R Rf^T, p <- p - (R Rf^T) pf */
+        memcpy(R, tmp, sizeof tmp);
+        for (k = 0; k < 3; ++k) {
+            p[k] -= R[3 * k] * pf[0] + R[3 * k + 1] * pf[1] + R[3 * k + 2] * pf[2];
+        }
+    }
+    return PIK_OK;
+}
+
+/* Reference plane R03 (t3 = 0) for a wrist direction and elbow sign. */
+static void reference_r03(const pik_srs_model *m, const double xsw[3], double L, int gc4, uint32_t *sing, double R03[9])
+{
+    double rxy = sqrt(xsw[0] * xsw[0] + xsw[1] * xsw[1]);
+    double s1, c1, sa = rxy / L, ca = xsw[2] / L, cphi, sphi, s2, c2, R1[9], R2[9], R3[9], R12[9];
+    double reach = m->d_se_m + m->d_ew_m;
+    if (rxy > SRS_REFERENCE_SING_REL * reach) {
+        s1 = xsw[1] / rxy;
+        c1 = xsw[0] / rxy;
+    } else {
+        s1 = 0.0; /* documented convention: azimuth 0 */
+        c1 = 1.0;
+        *sing |= PIK_FLAG_SING_REFERENCE;
+    }
+    /* t2_ref = atan2(rxy, z) + GC4 * phi, phi the shoulder angle of the S-E-W triangle. */
+    cphi = (m->d_se_m * m->d_se_m + L * L - m->d_ew_m * m->d_ew_m) / (2.0 * m->d_se_m * L);
+    cphi = cphi > 1.0 ? 1.0 : (cphi < -1.0 ? -1.0 : cphi);
+    sphi = sqrt(1.0 - cphi * cphi);
+    s2 = sa * cphi + gc4 * ca * sphi;
+    c2 = ca * cphi - gc4 * sa * sphi;
+    rot_dh(0, s1, c1, R1);
+    rot_dh(1, s2, c2, R2);
+    rot_dh(2, 0.0, 1.0, R3);
+    mul33(R1, R2, R12);
+    mul33(R12, R3, R03);
+}
+
+static int prepare_pose(const pik_srs_model *m, const double T[16], srs_pose *P)
+{
+    double p[3], xsw[3], c4, tol;
+    int st, k, g;
+    st = canonical_target(m, T, P->R, p);
+    if (st != PIK_OK) {
+        return st;
+    }
+    P->sing = 0u;
+    for (k = 0; k < 3; ++k) {
+        P->W[k] = p[k] - m->d_wf_m * P->R[3 * k + 2];
+    }
+    xsw[0] = P->W[0];
+    xsw[1] = P->W[1];
+    xsw[2] = P->W[2] - m->d_bs_m;
+    P->L = sqrt(xsw[0] * xsw[0] + xsw[1] * xsw[1] + xsw[2] * xsw[2]);
+    if (!(P->L > 1e-12 * (m->d_se_m + m->d_ew_m))) {
+        return PIK_UNREACHABLE; /* wrist centre on the shoulder: only if d_se = d_ew, fully folded */
+    }
+    for (k = 0; k < 3; ++k) {
+        P->u[k] = xsw[k] / P->L;
+    }
+    /* Elbow: |S->W|^2 = d_se^2 + d_ew^2 + 2 d_se d_ew cos t4. */
+    c4 = (P->L * P->L - m->d_se_m * m->d_se_m - m->d_ew_m * m->d_ew_m) / (2.0 * m->d_se_m * m->d_ew_m);
+    tol = SRS_ELBOW_CLAMP_REL * (m->d_se_m + m->d_ew_m) * (m->d_se_m + m->d_ew_m) / (m->d_se_m * m->d_ew_m);
+    if (c4 > 1.0 + tol || c4 < -1.0 - tol) {
+        return PIK_UNREACHABLE;
+    }
+    P->n_gc4 = 2;
+    if (c4 >= 1.0 - tol || c4 <= -1.0 + tol) {
+        c4 = c4 > 0.0 ? 1.0 : -1.0;
+        P->n_gc4 = 1;
+        P->sing |= PIK_FLAG_SING_ELBOW;
+    }
+    P->c4 = c4;
+    P->s4 = sqrt(1.0 - c4 * c4);
+    for (g = 0; g < 2; ++g) {
+        int gc4 = g ? -1 : 1;
+        reference_r03(m, xsw, P->L, gc4, &P->sing, P->R03ref[g]);
+        rot_dh(3, gc4 * P->s4, P->c4, P->R34[g]);
+    }
+    return PIK_OK;
+}
+
+/* R03(psi) = Rot(u, psi) R03ref. */
+static void r03_at(const srs_pose *P, int g, double spsi, double cpsi, double R03[9])
+{
+    const double *u = P->u;
+    double Rot[9], k = 1.0 - cpsi;
+    Rot[0] = cpsi + k * u[0] * u[0];        Rot[1] = k * u[0] * u[1] - spsi * u[2]; Rot[2] = k * u[0] * u[2] + spsi * u[1];
+    Rot[3] = k * u[1] * u[0] + spsi * u[2]; Rot[4] = cpsi + k * u[1] * u[1];        Rot[5] = k * u[1] * u[2] - spsi * u[0];
+    Rot[6] = k * u[2] * u[0] - spsi * u[1]; Rot[7] = k * u[2] * u[1] + spsi * u[0]; Rot[8] = cpsi + k * u[2] * u[2];
+    mul33(Rot, P->R03ref[g], R03);
+}
+
+/* ---------------------------------------------------------------- IK at one arm angle */
+
+typedef struct srs_arm {
+    double s[7], c[7];   /* GC2 = GC6 = +1 representative */
+    double theta[7];
+    uint32_t flags;
+    int n_gc2, n_gc6;
+    double pos_err, rot_err;
+    int ok;
+} srs_arm;
+
+/* Solves GC4 = g's shoulder and wrist at psi; the GC2 / GC6 flips follow by symmetry. */
+static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, double spsi, double cpsi, const double *seed,
+                      srs_arm *A)
+{
+    double R03[9], R30R[9], R47[9], n2, n6, R1[9], R2[9], R02[9], R5[9], R6[9], R46[9];
+    double R03q[9], R47q[9], fro2 = 0.0, Wq[3], dW[3];
+    int i, k;
+    r03_at(P, g, spsi, cpsi, R03);
+    mul33_tn(R03, P->R, R30R);
+    mul33_tn(P->R34[g], R30R, R47); /* R47 = R34^T R03^T R */
+    A->flags = P->sing | (g ? PIK_FLAG_ELBOW_B : 0u);
+    A->n_gc2 = 2;
+    A->n_gc6 = 2;
+    /* Elbow. */
+    A->s[3] = (g ? -1.0 : 1.0) * P->s4;
+    A->c[3] = P->c4;
+    /* Shoulder: R03 column 1 = (c1 s2, s1 s2, c2). */
+    n2 = sqrt(R03[1] * R03[1] + R03[4] * R03[4]);
+    A->s[1] = n2;
+    A->c[1] = R03[7];
+    if (n2 > SRS_SING_ABS) {
+        A->s[0] = R03[4] / n2;
+        A->c[0] = R03[1] / n2;
+    } else { /* axes 1 and 3 aligned: keep the seed's q1 */
+        pik_sincos_inline(theta_of_q(m, 0, seed ? seed[0] : 0.0), &A->s[0], &A->c[0]);
+        A->n_gc2 = 1;
+        A->flags |= PIK_FLAG_SING_SHOULDER;
+    }
+    rot_dh(0, A->s[0], A->c[0], R1);
+    rot_dh(1, A->s[1], A->c[1], R2);
+    mul33(R1, R2, R02);
+    /* (c3, s3) = first column of R02^T R03. */
+    A->c[2] = R02[0] * R03[0] + R02[3] * R03[3] + R02[6] * R03[6];
+    A->s[2] = R02[1] * R03[0] + R02[4] * R03[3] + R02[7] * R03[6];
+    /* Wrist: R47 column 2 = (c5 s6, s5 s6, c6). */
+    n6 = sqrt(R47[2] * R47[2] + R47[5] * R47[5]);
+    A->s[5] = n6;
+    A->c[5] = R47[8];
+    if (n6 > SRS_SING_ABS) {
+        A->s[4] = R47[5] / n6;
+        A->c[4] = R47[2] / n6;
+    } else { /* axes 5 and 7 aligned: keep the seed's q5 */
+        pik_sincos_inline(theta_of_q(m, 4, seed ? seed[4] : 0.0), &A->s[4], &A->c[4]);
+        A->n_gc6 = 1;
+        A->flags |= PIK_FLAG_SING_WRIST;
+    }
+    rot_dh(4, A->s[4], A->c[4], R5);
+    rot_dh(5, A->s[5], A->c[5], R6);
+    mul33(R5, R6, R46);
+    A->c[6] = R46[0] * R47[0] + R46[3] * R47[3] + R46[6] * R47[6];
+    A->s[6] = R46[1] * R47[0] + R46[4] * R47[3] + R46[7] * R47[6];
+    /* Self-check, FK in halves from the returned joints' sines and cosines:
+     * R03(q) = R03(psi), R47(q) = R34^T R03^T R, W(q) = W. */
+    {
+        double R3[9], R7[9];
+        rot_dh(2, A->s[2], A->c[2], R3);
+        mul33(R02, R3, R03q);
+        rot_dh(6, A->s[6], A->c[6], R7);
+        mul33(R46, R7, R47q);
+    }
+    for (i = 0; i < 9; ++i) {
+        double e1 = R03q[i] - R03[i], e2 = R47q[i] - R47[i];
+        fro2 += e1 * e1 + e2 * e2;
+    }
+    /* W(q) = S + d_se z2 + d_ew z4, z2 = R03 column 1, z4 = R03 (-s4, c4, 0). */
+    for (k = 0; k < 3; ++k) {
+        Wq[k] = m->d_se_m * R03q[3 * k + 1] + m->d_ew_m * (-R03q[3 * k] * A->s[3] + R03q[3 * k + 1] * A->c[3]);
+    }
+    Wq[2] += m->d_bs_m;
+    for (k = 0; k < 3; ++k) {
+        dW[k] = Wq[k] - P->W[k];
+    }
+    /* Two rotation factors each off by at most their own error: their sum bounds the total. */
+    A->rot_err = sqrt(fro2); /* >= (|dR03| + |dR47|) / sqrt(2) */
+    A->pos_err = sqrt(dW[0] * dW[0] + dW[1] * dW[1] + dW[2] * dW[2]) + fabs(m->d_wf_m) * A->rot_err;
+    A->ok = A->pos_err <= PIK_SELFCHECK_POS_TOL_M && A->rot_err <= PIK_SELFCHECK_ROT_TOL_RAD;
+}
+
+static int within(double q, double lo, double hi)
+{
+    return (q >= lo - PIK_LIMIT_TOL_RAD) & (q <= hi + PIK_LIMIT_TOL_RAD);
+}
+
+/* Emits the GC2 x GC6 solutions of one arm in branch_mask. */
+static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_mask, pik_solution_set *out)
+{
+    int a, b, i;
+    if (!A->ok) {
+        out->rejected += A->n_gc2 * A->n_gc6;
+        return;
+    }
+    for (a = 0; a < A->n_gc2; ++a) {
+        for (b = 0; b < A->n_gc6; ++b) {
+            uint32_t flags = A->flags | (a ? PIK_FLAG_SHOULDER_BACK : 0u) | (b ? PIK_FLAG_WRIST_FLIP : 0u);
+            double th[7];
+            pik_solution *sol;
+            int in = 1;
+            if (!(branch_mask & (1u << (flags & PIK_BRANCH_MASK)))) {
+                continue;
+            }
+            memcpy(th, A->theta, sizeof th);
+            if (a) { /* (t1 + pi, -t2, t3 + pi) */
+                th[0] -= copysign(PIK_PI, th[0]);
+                th[1] = -th[1];
+                th[2] -= copysign(PIK_PI, th[2]);
+            }
+            if (b) { /* (t5 + pi, -t6, t7 + pi) */
+                th[4] -= copysign(PIK_PI, th[4]);
+                th[5] = -th[5];
+                th[6] -= copysign(PIK_PI, th[6]);
+            }
+            sol = &out->sol[out->count++];
+            for (i = 0; i < 7; ++i) {
+                sol->q_rad[i] = q_of_theta(m, i, th[i]);
+                in &= within(sol->q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+            }
+            sol->flags = flags | (in ? PIK_FLAG_IN_LIMITS : 0u);
+            sol->pos_err_m = A->pos_err;
+            sol->rot_err_rad = A->rot_err;
+        }
+    }
+}
+
+/* Angles of (near-)unit sine/cosine pairs, batched so the CPU overlaps them (see pik_arm6.c). */
+static void atan2_unit_many(const double *sn, const double *cs, double *out, int n)
+{
+    int i = 0;
+#ifdef PIK_HAVE_ATAN2_UNIT_X2
+    for (; i + 1 < n; i += 2) {
+        pik_atan2_unit_x2(sn + i, cs + i, out + i);
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = pik_atan2_unit_inline(sn[i], cs[i]);
+    }
+}
+
+static int solve_at_psi(const pik_srs_model *m, const srs_pose *P, double psi, const double *seed, unsigned branch_mask,
+                        pik_solution_set *out)
+{
+    srs_arm A[2];
+    double sn[14], cs[14], th[14];
+    double spsi, cpsi;
+    int g, n = 0, i, used[2] = {0, 0};
+    out->count = 0;
+    out->dof = 7;
+    out->rejected = 0;
+    pik_sincos_inline(psi, &spsi, &cpsi);
+    for (g = 0; g < P->n_gc4; ++g) {
+        unsigned gmask = g ? 0xCCu : 0x33u; /* branches with bit 1 (GC4 negative) set or clear */
+        if (!(branch_mask & gmask)) {
+            continue;
+        }
+        solve_arm(m, P, g, spsi, cpsi, seed, &A[g]);
+        used[g] = 1;
+        /* every pair is a unit vector (columns and rows of rotations, normalised) */
+        for (i = 0; i < 7; ++i) {
+            sn[n + i] = A[g].s[i];
+            cs[n + i] = A[g].c[i];
+        }
+        n += 7;
+    }
+    atan2_unit_many(sn, cs, th, n);
+    n = 0;
+    for (g = 0; g < 2; ++g) {
+        if (used[g]) {
+            for (i = 0; i < 7; ++i) {
+                A[g].theta[i] = th[n + i];
+            }
+            n += 7;
+            emit_srs(m, &A[g], branch_mask, out);
+        }
+    }
+    return out->count > 0 ? PIK_OK : PIK_UNREACHABLE;
+}
+
+int pik_srs_ik(const pik_srs_model *m, const double T[16], double psi_rad, const double *seed_q_rad,
+               unsigned branch_mask, pik_solution_set *out)
+{
+    srs_pose P;
+    int st;
+    if (out == 0) {
+        return PIK_ERR_NULL;
+    }
+    out->count = 0;
+    out->dof = 7;
+    out->rejected = 0;
+    if (m == 0 || T == 0) {
+        return PIK_ERR_NULL;
+    }
+    if (!(fabs(psi_rad) <= 1e6) || (seed_q_rad && !finite_n(seed_q_rad, 7))) {
+        return PIK_ERR_NONFINITE;
+    }
+    st = prepare_pose(m, T, &P);
+    if (st != PIK_OK) {
+        return st;
+    }
+    return solve_at_psi(m, &P, psi_rad, seed_q_rad, branch_mask & 0xFFu, out);
+}
+
+int pik_srs_arm_angle(const pik_srs_model *m, const double q_rad[7], double *psi_rad_out)
+{
+    double s[7], c[7], R07[9], p7[3], R03[9], W[3], xsw[3], L, u[3], Rref[9], M[9], t4;
+    uint32_t sing = 0u;
+    int k, gc4;
+    if (m == 0 || q_rad == 0 || psi_rad_out == 0) {
+        return PIK_ERR_NULL;
+    }
+    if (!finite_n(q_rad, 7)) {
+        return PIK_ERR_NONFINITE;
+    }
+    joint_sincos7(m, q_rad, s, c);
+    canonical_fk(m, s, c, R07, p7, R03, W);
+    for (k = 0; k < 3; ++k) {
+        W[k] = p7[k] - m->d_wf_m * R07[3 * k + 2];
+        xsw[k] = W[k];
+    }
+    xsw[2] -= m->d_bs_m;
+    L = sqrt(xsw[0] * xsw[0] + xsw[1] * xsw[1] + xsw[2] * xsw[2]);
+    if (!(L > 0.0)) {
+        *psi_rad_out = 0.0;
+        return PIK_OK;
+    }
+    for (k = 0; k < 3; ++k) {
+        u[k] = xsw[k] / L;
+    }
+    t4 = wrap_pi(theta_of_q(m, 3, q_rad[3]));
+    gc4 = t4 >= 0.0 ? 1 : -1;
+    reference_r03(m, xsw, L, gc4, &sing, Rref);
+    /* M = R03(q) R03ref^T = Rot(u, psi): sin psi = u . vee(M - M^T) / 2, cos psi = (tr M - 1) / 2. */
+    mul33_nt(R03, Rref, M);
+    *psi_rad_out = pik_atan2((u[0] * (M[7] - M[5]) + u[1] * (M[2] - M[6]) + u[2] * (M[3] - M[1])) * 0.5,
+                             (M[0] + M[4] + M[8] - 1.0) * 0.5);
+    return PIK_OK;
+}
+
+/* ---------------------------------------------------------------- feasible arm angles */
+
+/* One entry of R03(psi) or R47(psi): a sin psi + b cos psi + c. */
+typedef struct lin3 {
+    double a, b, c;
+} lin3;
+
+static double lin_eval(lin3 f, double s, double c) { return f.a * s + f.b * c + f.c; }
+
+/* Roots in [-pi, pi] of a sin psi + b cos psi + c = 0 (at most 2). */
+static int sincos_roots(double a, double b, double c, double out[2])
+{
+    double r = sqrt(a * a + b * b), gam, t, h;
+    if (!(r > 1e-14) || fabs(c) > r) {
+        return 0;
+    }
+    /* a sin + b cos = r sin(psi + gam), gam = atan2(b, a); sin(psi + gam) = -c / r. */
+    gam = pik_atan2_inline(b, a);
+    h = sqrt((r - c) * (r + c));
+    t = pik_atan2_inline(-c, h);
+    out[0] = wrap_pi(t - gam);
+    out[1] = wrap_pi(PIK_PI - t - gam);
+    return 2;
+}
+
+static void sort_doubles(double *v, int n)
+{
+    int i, j;
+    for (i = 1; i < n; ++i) { /* insertion sort: n <= 16 */
+        double x = v[i];
+        for (j = i - 1; j >= 0 && v[j] > x; --j) {
+            v[j + 1] = v[j];
+        }
+        v[j + 1] = x;
+    }
+}
+
+static void set_add(pik_psi_set *S, double lo, double hi)
+{
+    if (hi <= lo) {
+        return;
+    }
+    if (S->count > 0 && lo <= S->hi_rad[S->count - 1] + 1e-15) { /* extend the previous interval */
+        if (hi > S->hi_rad[S->count - 1]) {
+            S->hi_rad[S->count - 1] = hi;
+        }
+        return;
+    }
+    if (S->count < PIK_MAX_PSI_INTERVALS) {
+        S->lo_rad[S->count] = lo;
+        S->hi_rad[S->count] = hi;
+        S->count++;
+    }
+}
+
+static void set_intersect(const pik_psi_set *A, const pik_psi_set *B, pik_psi_set *C)
+{
+    int i = 0, j = 0;
+    C->count = 0;
+    while (i < A->count && j < B->count) {
+        double lo = A->lo_rad[i] > B->lo_rad[j] ? A->lo_rad[i] : B->lo_rad[j];
+        double hi = A->hi_rad[i] < B->hi_rad[j] ? A->hi_rad[i] : B->hi_rad[j];
+        set_add(C, lo, hi);
+        if (A->hi_rad[i] < B->hi_rad[j]) {
+            ++i;
+        } else {
+            ++j;
+        }
+    }
+}
+
+static void set_union(const pik_psi_set *A, const pik_psi_set *B, pik_psi_set *C)
+{
+    int i = 0, j = 0;
+    pik_psi_set out;
+    out.count = 0;
+    while (i < A->count || j < B->count) {
+        if (j >= B->count || (i < A->count && A->lo_rad[i] <= B->lo_rad[j])) {
+            set_add(&out, A->lo_rad[i], A->hi_rad[i]);
+            ++i;
+        } else {
+            set_add(&out, B->lo_rad[j], B->hi_rad[j]);
+            ++j;
+        }
+    }
+    *C = out;
+}
+
+/* Joint types of the six psi-dependent joints. */
+enum { JT_TAN, JT_COS };
+
+/*
+ * Feasible psi sets of one joint for both signs g = +1 (S[0]) and g = -1 (S[1]) of its branch:
+ * the joint angle is t(psi) = atan2(g n, g d) (tangent type) or g acos(f) (cosine type), and
+ * q = sign (t - offset) must lie in [lo, hi]. Limit crossings are roots of
+ * n cos(t_lim) - d sin(t_lim) = 0 (which also holds at t_lim + pi, so one set of roots serves both
+ * signs) or f = cos(t_lim). Each sub-interval between crossings is tested once at its midpoint.
+ * Singular psi (n = d = 0, the joint jumps by pi there) are cut out with a small margin.
+ */
+/* Is the direction of (c, s) within the arc from angle t_lo to t_lo + width (0 < width < 2pi),
+ * given (cos, sin) of both ends? Sign tests of two cross products, no atan2. */
+static int arc_contains(double c, double s, const double end_lo[2], const double end_hi[2], double width)
+{
+    double sin_from_lo = end_lo[0] * s - end_lo[1] * c; /* |v| sin(t - t_lo) */
+    double sin_from_hi = end_hi[0] * s - end_hi[1] * c; /* |v| sin(t - t_hi) */
+    if (width <= PIK_PI) {
+        return sin_from_lo >= 0.0 && sin_from_hi <= 0.0;
+    }
+    return sin_from_lo >= 0.0 || sin_from_hi <= 0.0; /* not strictly inside the complement arc */
+}
+
+static void joint_psi_sets(const pik_srs_model *m, int joint, int type, lin3 n, lin3 d, lin3 f,
+                           const double *sing_psi, int n_sing, pik_psi_set S[2])
+{
+    double br[16], end[2][2], width;
+    int nb = 0, i, k, g;
+    double lo = m->lower_rad[joint], hi = m->upper_rad[joint];
+    S[0].count = 0;
+    S[1].count = 0;
+    /* The limits as an arc of t: from t(lo) to t(hi) when sign = +1, from t(hi) to t(lo) when -1. */
+    width = hi - lo;
+    for (k = 0; k < 2; ++k) {
+        double sl, cl, r[2];
+        int nr, j, end_index = (m->sign[joint] > 0.0) ? k : 1 - k;
+        pik_sincos_inline(theta_of_q(m, joint, k ? hi : lo), &sl, &cl);
+        end[end_index][0] = cl;
+        end[end_index][1] = sl;
+        if (type == JT_TAN) {
+            nr = sincos_roots(n.a * cl - d.a * sl, n.b * cl - d.b * sl, n.c * cl - d.c * sl, r);
+        } else {
+            nr = sincos_roots(f.a, f.b, f.c - cl, r);
+        }
+        for (j = 0; j < nr; ++j) {
+            br[nb++] = r[j];
+        }
+    }
+    for (k = 0; k < n_sing && type == JT_TAN; ++k) {
+        br[nb++] = sing_psi[k];
+    }
+    br[nb++] = -PIK_PI;
+    br[nb++] = PIK_PI;
+    sort_doubles(br, nb);
+    for (i = 0; i + 1 < nb; ++i) {
+        double a0 = br[i], a1 = br[i + 1], mid, s, c, t[2];
+        if (a1 - a0 < 1e-14) {
+            continue;
+        }
+        mid = 0.5 * (a0 + a1);
+        pik_sincos_inline(mid, &s, &c);
+        /* (cos t, sin t) up to a positive factor, for g = +1 and g = -1 */
+        if (type == JT_TAN) {
+            t[0] = lin_eval(d, s, c);
+            t[1] = lin_eval(n, s, c);
+        } else {
+            double fv = lin_eval(f, s, c);
+            fv = fv > 1.0 ? 1.0 : (fv < -1.0 ? -1.0 : fv);
+            t[0] = fv;
+            t[1] = sqrt((1.0 - fv) * (1.0 + fv));
+        }
+        for (g = 0; g < 2; ++g) {
+            /* g = -1: tangent type negates both (t + pi), cosine type negates t (sin only). */
+            double cg = (g && type == JT_TAN) ? -t[0] : t[0], sg = g ? -t[1] : t[1];
+            if (width >= PIK_TWO_PI || arc_contains(cg, sg, end[0], end[1], width)) {
+                set_add(&S[g], a0, a1);
+            }
+        }
+    }
+    for (k = 0; k < n_sing && type == JT_TAN; ++k) {
+        pik_psi_set cut, tmp;
+        cut.count = 0;
+        set_add(&cut, -PIK_PI, sing_psi[k] - PIK_PSI_SINGULAR_EXCLUSION_RAD);
+        set_add(&cut, sing_psi[k] + PIK_PSI_SINGULAR_EXCLUSION_RAD, PIK_PI);
+        for (g = 0; g < 2; ++g) {
+            set_intersect(&S[g], &cut, &tmp);
+            S[g] = tmp;
+        }
+    }
+}
+
+/* psi where the cosine-type entry f reaches +-1 (a shoulder or wrist singularity). */
+static int singular_psi(lin3 f, double out[2])
+{
+    double r = sqrt(f.a * f.a + f.b * f.b);
+    int n = 0;
+    if (fabs(f.c + r - 1.0) < 1e-10) {
+        out[n++] = pik_atan2(f.a, f.b);
+    }
+    if (fabs(f.c - r + 1.0) < 1e-10) {
+        out[n++] = pik_atan2(-f.a, -f.b);
+    }
+    return n;
+}
+
+static lin3 entry(const double A[9], const double B[9], const double C[9], int i, double scale)
+{
+    lin3 e;
+    e.a = scale * A[i];
+    e.b = scale * B[i];
+    e.c = scale * C[i];
+    return e;
+}
+
+int pik_srs_feasible_arm_angles(const pik_srs_model *m, const double T[16], pik_psi_set *per_branch,
+                                pik_psi_set *union_out)
+{
+    srs_pose P;
+    pik_psi_set branch[8], all;
+    int st, g, b;
+    if (m == 0 || T == 0) {
+        return PIK_ERR_NULL;
+    }
+    for (b = 0; b < 8; ++b) {
+        branch[b].count = 0;
+    }
+    all.count = 0;
+    st = prepare_pose(m, T, &P);
+    if (st == PIK_OK) {
+        for (g = 0; g < P.n_gc4; ++g) {
+            const double *u = P.u;
+            double ux[9], As[9], Bs[9], Cs[9], Aw[9], Bw[9], Cw[9], tmp[9], tmp2[9];
+            double q4, sing_s[2], sing_w[2];
+            int n_ss, n_sw, g2, g6, k;
+            pik_psi_set js[2][3], jw[2][3];
+            q4 = q_of_theta(m, 3, pik_atan2((g ? -1.0 : 1.0) * P.s4, P.c4));
+            if (!within(q4, m->lower_rad[3], m->upper_rad[3])) {
+                continue;
+            }
+            /* R03(psi) = As sin + Bs cos + Cs: As = [u]x R03ref, Bs = (I - u u^T) R03ref, Cs = u u^T R03ref. */
+            ux[0] = 0.0;   ux[1] = -u[2]; ux[2] = u[1];
+            ux[3] = u[2];  ux[4] = 0.0;   ux[5] = -u[0];
+            ux[6] = -u[1]; ux[7] = u[0];  ux[8] = 0.0;
+            mul33(ux, P.R03ref[g], As);
+            for (k = 0; k < 9; ++k) {
+                int r = k / 3, c = k % 3;
+                tmp[k] = u[r] * u[c];
+                tmp2[k] = (r == c ? 1.0 : 0.0) - tmp[k];
+            }
+            mul33(tmp2, P.R03ref[g], Bs);
+            mul33(tmp, P.R03ref[g], Cs);
+            /* R47(psi) = R34^T R03(psi)^T R: Aw = R34^T As^T R, ... */
+            mul33_tn(As, P.R, tmp);
+            mul33_tn(P.R34[g], tmp, Aw);
+            mul33_tn(Bs, P.R, tmp);
+            mul33_tn(P.R34[g], tmp, Bw);
+            mul33_tn(Cs, P.R, tmp);
+            mul33_tn(P.R34[g], tmp, Cw);
+            n_ss = singular_psi(entry(As, Bs, Cs, 7, 1.0), sing_s);
+            n_sw = singular_psi(entry(Aw, Bw, Cw, 8, 1.0), sing_w);
+            {
+                lin3 none = {0.0, 0.0, 0.0};
+                pik_psi_set tmp2[2];
+                int gg;
+                /* t1 = atan2(g R03[1][1], g R03[0][1]); t2 = g acos(R03[2][1]);
+                 * t3 = atan2(-g R03[2][2], -g R03[2][0]); t5 = atan2(g R47[1][2], g R47[0][2]);
+                 * t6 = g acos(R47[2][2]); t7 = atan2(g R47[2][1], -g R47[2][0]). */
+                joint_psi_sets(m, 0, JT_TAN, entry(As, Bs, Cs, 4, 1.0), entry(As, Bs, Cs, 1, 1.0), none, sing_s, n_ss,
+                               tmp2);
+                for (gg = 0; gg < 2; ++gg) js[gg][0] = tmp2[gg];
+                joint_psi_sets(m, 1, JT_COS, none, none, entry(As, Bs, Cs, 7, 1.0), 0, 0, tmp2);
+                for (gg = 0; gg < 2; ++gg) js[gg][1] = tmp2[gg];
+                joint_psi_sets(m, 2, JT_TAN, entry(As, Bs, Cs, 8, -1.0), entry(As, Bs, Cs, 6, -1.0), none, sing_s,
+                               n_ss, tmp2);
+                for (gg = 0; gg < 2; ++gg) js[gg][2] = tmp2[gg];
+                joint_psi_sets(m, 4, JT_TAN, entry(Aw, Bw, Cw, 5, 1.0), entry(Aw, Bw, Cw, 2, 1.0), none, sing_w, n_sw,
+                               tmp2);
+                for (gg = 0; gg < 2; ++gg) jw[gg][0] = tmp2[gg];
+                joint_psi_sets(m, 5, JT_COS, none, none, entry(Aw, Bw, Cw, 8, 1.0), 0, 0, tmp2);
+                for (gg = 0; gg < 2; ++gg) jw[gg][1] = tmp2[gg];
+                joint_psi_sets(m, 6, JT_TAN, entry(Aw, Bw, Cw, 7, 1.0), entry(Aw, Bw, Cw, 6, -1.0), none, sing_w,
+                               n_sw, tmp2);
+                for (gg = 0; gg < 2; ++gg) jw[gg][2] = tmp2[gg];
+            }
+            for (g2 = 0; g2 < 2; ++g2) {
+                pik_psi_set sh, t1;
+                set_intersect(&js[g2][0], &js[g2][1], &t1);
+                set_intersect(&t1, &js[g2][2], &sh);
+                for (g6 = 0; g6 < 2; ++g6) {
+                    pik_psi_set wr, t2;
+                    int bv = g2 | (g << 1) | (g6 << 2);
+                    set_intersect(&jw[g6][0], &jw[g6][1], &t2);
+                    set_intersect(&t2, &jw[g6][2], &wr);
+                    set_intersect(&sh, &wr, &branch[bv]);
+                }
+            }
+        }
+        for (b = 0; b < 8; ++b) {
+            set_union(&all, &branch[b], &all);
+        }
+    }
+    if (per_branch) {
+        for (b = 0; b < 8; ++b) {
+            per_branch[b] = branch[b];
+        }
+    }
+    if (union_out) {
+        *union_out = all;
+    }
+    return st == PIK_OK || st == PIK_UNREACHABLE ? st : st;
+}
+
+/* ---------------------------------------------------------------- choosing psi */
+
+/* Cost of one candidate solution: squared weighted distance to q_current (joints moved by 2pi
+ * where the limits allow and it is nearer), or the negated limit margin. Returns 0 when the
+ * solution is outside the limits or closer to one than margin_min. */
+static int candidate_cost(const pik_srs_model *m, const pik_solution *sol, const double *qc, const double *w,
+                          double margin_min, int use_margin, double q_out[7], double *cost)
+{
+    double margin = HUGE_VAL, dist = 0.0;
+    int j;
+    for (j = 0; j < 7; ++j) {
+        double q = sol->q_rad[j], lo = m->lower_rad[j], hi = m->upper_rad[j];
+        if (qc) {
+            double alt1 = q + PIK_TWO_PI, alt2 = q - PIK_TWO_PI;
+            if (within(alt1, lo, hi) && fabs(alt1 - qc[j]) < fabs(q - qc[j])) {
+                q = alt1;
+            }
+            if (within(alt2, lo, hi) && fabs(alt2 - qc[j]) < fabs(q - qc[j])) {
+                q = alt2;
+            }
+        }
+        if (!within(q, lo, hi)) {
+            return 0;
+        }
+        q = q < lo ? lo : (q > hi ? hi : q);
+        q_out[j] = q;
+        margin = q - lo < margin ? q - lo : margin;
+        margin = hi - q < margin ? hi - q : margin;
+        if (qc) {
+            double d = q - qc[j];
+            dist += (w ? w[j] : 1.0) * d * d;
+        }
+    }
+    if (margin < margin_min) {
+        return 0;
+    }
+    *cost = use_margin ? -margin : dist;
+    return 1;
+}
+
+typedef struct srs_best {
+    int found;
+    double cost, psi, q[7];
+    uint32_t flags;
+    int branch;
+} srs_best;
+
+/* Evaluates branch b at psi and keeps it when it beats *best. Returns the cost (HUGE_VAL if none). */
+static double try_psi(const pik_srs_model *m, const srs_pose *P, int b, double psi, const double *qc,
+                      const pik_select_options *opts, int use_margin, srs_best *best)
+{
+    pik_solution_set set;
+    double q[7], cost;
+    solve_at_psi(m, P, psi, qc, 1u << b, &set);
+    if (set.count == 0 ||
+        !candidate_cost(m, &set.sol[0], qc, opts ? opts->weights : 0, opts ? opts->limit_margin_rad : 0.0,
+                        use_margin, q, &cost)) {
+        return HUGE_VAL;
+    }
+    if (!best->found || cost < best->cost) {
+        best->found = 1;
+        best->cost = cost;
+        best->psi = psi;
+        best->branch = b;
+        best->flags = set.sol[0].flags;
+        memcpy(best->q, q, sizeof q);
+    }
+    return cost;
+}
+
+/* Golden-section refinement of branch b's cost on [lo, hi] around the best sample. */
+static void refine(const pik_srs_model *m, const srs_pose *P, int b, double lo, double hi, const double *qc,
+                   const pik_select_options *opts, int use_margin, srs_best *best)
+{
+    const double ratio = 0.6180339887498949;
+    double x1 = hi - ratio * (hi - lo), x2 = lo + ratio * (hi - lo);
+    double f1 = try_psi(m, P, b, x1, qc, opts, use_margin, best);
+    double f2 = try_psi(m, P, b, x2, qc, opts, use_margin, best);
+    int it;
+    for (it = 0; it < 40 && hi - lo > 1e-9; ++it) {
+        if (f1 <= f2) {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - ratio * (hi - lo);
+            f1 = try_psi(m, P, b, x1, qc, opts, use_margin, best);
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + ratio * (hi - lo);
+            f2 = try_psi(m, P, b, x2, qc, opts, use_margin, best);
+        }
+    }
+}
+
+/* Width of interval k of S, joining the intervals that touch -pi and pi (they meet there). */
+static void widest_interval(const pik_psi_set *S, double *width, double *centre)
+{
+    int k;
+    *width = -1.0;
+    *centre = 0.0;
+    for (k = 0; k < S->count; ++k) {
+        double lo = S->lo_rad[k], hi = S->hi_rad[k];
+        if (S->count > 1 && k == S->count - 1 && hi >= PIK_PI - 1e-12 && S->lo_rad[0] <= -PIK_PI + 1e-12) {
+            hi = S->hi_rad[0] + PIK_TWO_PI; /* wraps through +-pi */
+        } else if (S->count > 1 && k == 0 && lo <= -PIK_PI + 1e-12 && S->hi_rad[S->count - 1] >= PIK_PI - 1e-12) {
+            continue; /* counted with the last interval */
+        }
+        if (hi - lo > *width) {
+            *width = hi - lo;
+            *centre = wrap_pi(0.5 * (lo + hi));
+        }
+    }
+}
+
+int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_current_rad, pik_psi_policy policy,
+                   double *psi_rad_inout, const pik_select_options *opts, pik_selection *sel)
+{
+    srs_pose P;
+    pik_psi_set branch[8];
+    srs_best best;
+    int st, b, k, j;
+    if (sel == 0 || m == 0 || T == 0 || psi_rad_inout == 0) {
+        return PIK_ERR_NULL;
+    }
+    sel->index = -1;
+    sel->flags = 0u;
+    sel->distance = 0.0;
+    sel->limit_margin_rad = 0.0;
+    for (j = 0; j < PIK_MAX_DOF; ++j) {
+        sel->q_rad[j] = 0.0;
+    }
+    if ((q_current_rad && !finite_n(q_current_rad, 7)) || (opts && !(opts->limit_margin_rad >= 0.0))) {
+        return PIK_ERR_BAD_ARGUMENT;
+    }
+    if (policy == PIK_PSI_GIVEN && !(fabs(*psi_rad_inout) <= 1e6)) {
+        return PIK_ERR_NONFINITE;
+    }
+    st = prepare_pose(m, T, &P);
+    if (st != PIK_OK) {
+        return st;
+    }
+    best.found = 0;
+    best.cost = HUGE_VAL;
+    if (policy == PIK_PSI_NEAREST && q_current_rad == 0) {
+        policy = PIK_PSI_WIDEST;
+    }
+    if (policy == PIK_PSI_GIVEN) {
+        for (b = 0; b < 8; ++b) {
+            try_psi(m, &P, b, *psi_rad_inout, q_current_rad, opts, q_current_rad == 0, &best);
+        }
+    } else {
+        pik_srs_feasible_arm_angles(m, T, branch, 0);
+        if (policy == PIK_PSI_WIDEST) {
+            double wbest = -1.0;
+            for (b = 0; b < 8; ++b) {
+                double w, c;
+                widest_interval(&branch[b], &w, &c);
+                if (w > wbest + 1e-12) { /* strict: the lower branch value wins ties */
+                    srs_best cand;
+                    cand.found = 0;
+                    try_psi(m, &P, b, c, q_current_rad, opts, 1, &cand);
+                    if (cand.found) {
+                        wbest = w;
+                        best = cand;
+                    }
+                }
+            }
+        } else {
+            int use_margin = policy == PIK_PSI_MAX_MARGIN;
+            double psi_c = 0.0;
+            if (q_current_rad) {
+                pik_srs_arm_angle(m, q_current_rad, &psi_c);
+            }
+            /* Coarse pass: in every feasible interval of every branch, the current arm angle
+             * clamped into it and 8 evenly spaced arm angles. */
+            for (b = 0; b < 8; ++b) {
+                for (k = 0; k < branch[b].count; ++k) {
+                    double lo = branch[b].lo_rad[k], hi = branch[b].hi_rad[k], inset = 1e-9 * (hi - lo);
+                    int i;
+                    if (q_current_rad) {
+                        double pc = psi_c < lo + inset ? lo + inset : (psi_c > hi - inset ? hi - inset : psi_c);
+                        try_psi(m, &P, b, pc, q_current_rad, opts, use_margin, &best);
+                    }
+                    for (i = 0; i < 8; ++i) {
+                        try_psi(m, &P, b, lo + (hi - lo) * (i + 0.5) / 8.0, q_current_rad, opts, use_margin, &best);
+                    }
+                }
+            }
+            /* Fine pass: golden section on the winner's branch around the winning arm angle. */
+            if (best.found) {
+                for (k = 0; k < branch[best.branch].count; ++k) {
+                    double lo = branch[best.branch].lo_rad[k], hi = branch[best.branch].hi_rad[k];
+                    if (best.psi >= lo && best.psi <= hi) {
+                        double h = (hi - lo) / 8.0 + 1e-3;
+                        double a = best.psi - h < lo ? lo : best.psi - h;
+                        double c = best.psi + h > hi ? hi : best.psi + h;
+                        refine(m, &P, best.branch, a, c, q_current_rad, opts, use_margin, &best);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    if (!best.found) {
+        return PIK_NONE_IN_LIMITS;
+    }
+    *psi_rad_inout = best.psi;
+    sel->index = best.branch;
+    for (j = 0; j < 7; ++j) {
+        sel->q_rad[j] = best.q[j];
+    }
+    sel->flags = best.flags;
+    {
+        double margin = HUGE_VAL, dist = 0.0;
+        for (j = 0; j < 7; ++j) {
+            double q = best.q[j];
+            margin = q - m->lower_rad[j] < margin ? q - m->lower_rad[j] : margin;
+            margin = m->upper_rad[j] - q < margin ? m->upper_rad[j] - q : margin;
+            if (q_current_rad) {
+                double d = q - q_current_rad[j];
+                dist += (opts && opts->weights ? opts->weights[j] : 1.0) * d * d;
+            }
+        }
+        sel->limit_margin_rad = margin;
+        sel->distance = sqrt(dist);
+    }
+    return PIK_OK;
+}
