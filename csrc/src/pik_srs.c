@@ -897,117 +897,246 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const double T[16], pik_
 
 /* ---------------------------------------------------------------- choosing psi */
 
-/* Cost of one candidate solution: squared weighted distance to q_current (joints moved by 2pi
- * where the limits allow and it is nearer), or the negated limit margin. Returns 0 when the
- * solution is outside the limits or closer to one than margin_min. */
-static int candidate_cost(const pik_srs_model *m, const pik_solution *sol, const double *qc, const double *w,
-                          double margin_min, int use_margin, double q_out[7], double *cost)
+/* Joint angles (GC2 = GC6 = +1) of arm g at psi, without the self-check: the search's inner loop.
+ * The chosen psi is solved again exactly, with its check, before it is returned. */
+static void arm_thetas(const srs_pose *P, int g, double psi, double th[7])
 {
-    double margin = HUGE_VAL, dist = 0.0;
+    double spsi, cpsi, R03[9], R30R[9], R47[9], n2, n6, i2, i6, sn[6], cs[6], out[6];
+    pik_sincos_inline(psi, &spsi, &cpsi);
+    r03_at(P, g, spsi, cpsi, R03);
+    mul33_tn(R03, P->R, R30R);
+    mul33_tn(P->R34[g], R30R, R47);
+    n2 = sqrt(R03[1] * R03[1] + R03[4] * R03[4]);
+    n6 = sqrt(R47[2] * R47[2] + R47[5] * R47[5]);
+    i2 = 1.0 / (n2 > 1e-300 ? n2 : 1e-300);
+    i6 = 1.0 / (n6 > 1e-300 ? n6 : 1e-300);
+    /* R03 column 1 = (c1 s2, s1 s2, c2), row 2 = (-c3 s2, c2, -s2 s3); R47 likewise. */
+    sn[0] = R03[4] * i2;  cs[0] = R03[1] * i2;
+    sn[1] = n2;           cs[1] = R03[7];
+    sn[2] = -R03[8] * i2; cs[2] = -R03[6] * i2;
+    sn[3] = R47[5] * i6;  cs[3] = R47[2] * i6;
+    sn[4] = n6;           cs[4] = R47[8];
+    sn[5] = R47[7] * i6;  cs[5] = -R47[6] * i6;
+    atan2_unit_many(sn, cs, out, 6);
+    th[0] = out[0]; th[1] = out[1]; th[2] = out[2];
+    th[3] = pik_atan2_unit_inline((g ? -1.0 : 1.0) * P->s4, P->c4);
+    th[4] = out[3]; th[5] = out[4]; th[6] = out[5];
+}
+
+typedef struct srs_cost_ctx {
+    const pik_srs_model *m;
+    const srs_pose *P;
+    const double *qc;      /* may be NULL */
+    const double *w;       /* may be NULL */
+    double margin_min;
+    int use_margin;        /* minimise -margin instead of the distance */
+} srs_cost_ctx;
+
+/* Cost of branch b given its arm's representative angles; HUGE_VAL when outside the limits. */
+static double branch_cost(const srs_cost_ctx *X, int b, const double th_rep[7], double q_out[7])
+{
+    const pik_srs_model *m = X->m;
+    double th[7], margin = HUGE_VAL, dist = 0.0;
     int j;
+    memcpy(th, th_rep, sizeof th);
+    if (b & 1) {
+        th[0] -= copysign(PIK_PI, th[0]);
+        th[1] = -th[1];
+        th[2] -= copysign(PIK_PI, th[2]);
+    }
+    if (b & 4) {
+        th[4] -= copysign(PIK_PI, th[4]);
+        th[5] = -th[5];
+        th[6] -= copysign(PIK_PI, th[6]);
+    }
     for (j = 0; j < 7; ++j) {
-        double q = sol->q_rad[j], lo = m->lower_rad[j], hi = m->upper_rad[j];
-        if (qc) {
+        double q = q_of_theta(m, j, th[j]), lo = m->lower_rad[j], hi = m->upper_rad[j];
+        if (X->qc) { /* a joint may take q +- 2pi where its range allows */
             double alt1 = q + PIK_TWO_PI, alt2 = q - PIK_TWO_PI;
-            if (within(alt1, lo, hi) && fabs(alt1 - qc[j]) < fabs(q - qc[j])) {
+            if (within(alt1, lo, hi) && fabs(alt1 - X->qc[j]) < fabs(q - X->qc[j])) {
                 q = alt1;
             }
-            if (within(alt2, lo, hi) && fabs(alt2 - qc[j]) < fabs(q - qc[j])) {
+            if (within(alt2, lo, hi) && fabs(alt2 - X->qc[j]) < fabs(q - X->qc[j])) {
                 q = alt2;
             }
         }
         if (!within(q, lo, hi)) {
-            return 0;
+            return HUGE_VAL;
         }
         q = q < lo ? lo : (q > hi ? hi : q);
-        q_out[j] = q;
+        if (q_out) {
+            q_out[j] = q;
+        }
         margin = q - lo < margin ? q - lo : margin;
         margin = hi - q < margin ? hi - q : margin;
-        if (qc) {
-            double d = q - qc[j];
-            dist += (w ? w[j] : 1.0) * d * d;
+        if (X->qc) {
+            double d = q - X->qc[j];
+            dist += (X->w ? X->w[j] : 1.0) * d * d;
         }
     }
-    if (margin < margin_min) {
-        return 0;
+    if (margin < X->margin_min) {
+        return HUGE_VAL;
     }
-    *cost = use_margin ? -margin : dist;
-    return 1;
+    return X->use_margin ? -margin : dist;
 }
 
 typedef struct srs_best {
     int found;
-    double cost, psi, q[7];
-    uint32_t flags;
+    double cost, psi;
     int branch;
 } srs_best;
 
-/* Evaluates branch b at psi and keeps it when it beats *best. Returns the cost (HUGE_VAL if none). */
-static double try_psi(const pik_srs_model *m, const srs_pose *P, int b, double psi, const double *qc,
-                      const pik_select_options *opts, int use_margin, srs_best *best)
+static double eval_branch(const srs_cost_ctx *X, int b, double psi, srs_best *best)
 {
-    pik_solution_set set;
-    double q[7], cost;
-    solve_at_psi(m, P, psi, qc, 1u << b, &set);
-    if (set.count == 0 ||
-        !candidate_cost(m, &set.sol[0], qc, opts ? opts->weights : 0, opts ? opts->limit_margin_rad : 0.0,
-                        use_margin, q, &cost)) {
+    double th[7], cost;
+    int g = (b >> 1) & 1;
+    if (g >= X->P->n_gc4) {
         return HUGE_VAL;
     }
-    if (!best->found || cost < best->cost) {
+    arm_thetas(X->P, g, psi, th);
+    cost = branch_cost(X, b, th, 0);
+    if (cost < HUGE_VAL && (!best->found || cost < best->cost)) {
         best->found = 1;
         best->cost = cost;
         best->psi = psi;
         best->branch = b;
-        best->flags = set.sol[0].flags;
-        memcpy(best->q, q, sizeof q);
     }
     return cost;
 }
 
-/* Golden-section refinement of branch b's cost on [lo, hi] around the best sample. */
-static void refine(const pik_srs_model *m, const srs_pose *P, int b, double lo, double hi, const double *qc,
-                   const pik_select_options *opts, int use_margin, srs_best *best)
+/* All 8 branches at one psi (two arm evaluations). */
+static void eval_all(const srs_cost_ctx *X, double psi, srs_best *best)
+{
+    int g, b;
+    for (g = 0; g < X->P->n_gc4; ++g) {
+        double th[7];
+        arm_thetas(X->P, g, psi, th);
+        for (b = 0; b < 8; ++b) {
+            if (((b >> 1) & 1) == g) {
+                double cost = branch_cost(X, b, th, 0);
+                if (cost < HUGE_VAL && (!best->found || cost < best->cost)) {
+                    best->found = 1;
+                    best->cost = cost;
+                    best->psi = psi;
+                    best->branch = b;
+                }
+            }
+        }
+    }
+}
+
+/* Golden-section search of branch b's cost on [lo, hi]. */
+static void golden(const srs_cost_ctx *X, int b, double lo, double hi, int iterations, srs_best *best)
 {
     const double ratio = 0.6180339887498949;
     double x1 = hi - ratio * (hi - lo), x2 = lo + ratio * (hi - lo);
-    double f1 = try_psi(m, P, b, x1, qc, opts, use_margin, best);
-    double f2 = try_psi(m, P, b, x2, qc, opts, use_margin, best);
+    double f1 = eval_branch(X, b, x1, best), f2 = eval_branch(X, b, x2, best);
     int it;
-    for (it = 0; it < 40 && hi - lo > 1e-9; ++it) {
+    for (it = 0; it < iterations; ++it) {
         if (f1 <= f2) {
             hi = x2;
             x2 = x1;
             f2 = f1;
             x1 = hi - ratio * (hi - lo);
-            f1 = try_psi(m, P, b, x1, qc, opts, use_margin, best);
+            f1 = eval_branch(X, b, x1, best);
         } else {
             lo = x1;
             x1 = x2;
             f1 = f2;
             x2 = lo + ratio * (hi - lo);
-            f2 = try_psi(m, P, b, x2, qc, opts, use_margin, best);
+            f2 = eval_branch(X, b, x2, best);
         }
     }
 }
 
-/* Width of interval k of S, joining the intervals that touch -pi and pi (they meet there). */
+/* The widest interval of S and its centre, joining the intervals that touch -pi and pi. */
 static void widest_interval(const pik_psi_set *S, double *width, double *centre)
 {
     int k;
+    int wraps = S->count > 1 && S->lo_rad[0] <= -PIK_PI + 1e-12 && S->hi_rad[S->count - 1] >= PIK_PI - 1e-12;
     *width = -1.0;
     *centre = 0.0;
     for (k = 0; k < S->count; ++k) {
         double lo = S->lo_rad[k], hi = S->hi_rad[k];
-        if (S->count > 1 && k == S->count - 1 && hi >= PIK_PI - 1e-12 && S->lo_rad[0] <= -PIK_PI + 1e-12) {
-            hi = S->hi_rad[0] + PIK_TWO_PI; /* wraps through +-pi */
-        } else if (S->count > 1 && k == 0 && lo <= -PIK_PI + 1e-12 && S->hi_rad[S->count - 1] >= PIK_PI - 1e-12) {
+        if (wraps && k == 0) {
             continue; /* counted with the last interval */
+        }
+        if (wraps && k == S->count - 1) {
+            hi = S->hi_rad[0] + PIK_TWO_PI;
         }
         if (hi - lo > *width) {
             *width = hi - lo;
             *centre = wrap_pi(0.5 * (lo + hi));
         }
+    }
+}
+
+/* Global search: in every feasible interval of every branch, 16 samples (plus the current arm
+ * angle clamped into it, and both ends); every sample that is not higher than its neighbours is
+ * refined by golden section between them. */
+static void global_search(const srs_cost_ctx *X, const pik_psi_set branch[8], double psi_c, srs_best *best)
+{
+    enum { NS = 16 };
+    int b, k, i;
+    for (b = 0; b < 8; ++b) {
+        for (k = 0; k < branch[b].count; ++k) {
+            double lo = branch[b].lo_rad[k], hi = branch[b].hi_rad[k], inset = 1e-9 * (hi - lo);
+            double x[NS + 2], f[NS + 2];
+            if (X->qc) {
+                eval_branch(X, b, psi_c < lo + inset ? lo + inset : (psi_c > hi - inset ? hi - inset : psi_c), best);
+            }
+            x[0] = lo + inset;
+            f[0] = eval_branch(X, b, x[0], best);
+            for (i = 1; i <= NS; ++i) {
+                x[i] = lo + (hi - lo) * (i - 0.5) / NS;
+                f[i] = eval_branch(X, b, x[i], best);
+            }
+            x[NS + 1] = hi - inset;
+            f[NS + 1] = eval_branch(X, b, x[NS + 1], best);
+            for (i = 0; i <= NS + 1; ++i) { /* the ends too: the optimum may sit near a limit */
+                int lo_i = i > 0 ? i - 1 : 0, hi_i = i <= NS ? i + 1 : NS + 1;
+                if (f[i] < HUGE_VAL && f[i] <= f[lo_i] && f[i] <= f[hi_i]) {
+                    golden(X, b, x[lo_i], x[hi_i], 30, best);
+                }
+            }
+        }
+    }
+}
+
+/* Local search of branch b from psi0: walk downhill with growing steps until the cost rises, then
+ * golden section inside that bracket. */
+static void local_search(const srs_cost_ctx *X, int b, double psi0, srs_best *best)
+{
+    double f0 = eval_branch(X, b, psi0, best), step = 0.02, dir = 1.0, a, c, fa, fc;
+    int it;
+    if (f0 == HUGE_VAL) {
+        return;
+    }
+    a = psi0 - step;
+    c = psi0 + step;
+    fa = eval_branch(X, b, a, best);
+    fc = eval_branch(X, b, c, best);
+    if (fa >= f0 && fc >= f0) {
+        golden(X, b, a, c, 26, best);
+        return;
+    }
+    if (fa < fc) {
+        dir = -1.0;
+    }
+    /* expand in the descending direction */
+    for (it = 0; it < 12; ++it) {
+        double x = psi0 + dir * step * 2.0, fx = eval_branch(X, b, x, best);
+        if (!(fx < f0)) {
+            if (dir > 0.0) {
+                golden(X, b, psi0 - step, x, 26, best);
+            } else {
+                golden(X, b, x, psi0 + step, 26, best);
+            }
+            return;
+        }
+        psi0 = x;
+        f0 = fx;
+        step *= 2.0;
     }
 }
 
@@ -1017,7 +1146,9 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
     srs_pose P;
     pik_psi_set branch[8];
     srs_best best;
-    int st, b, k, j;
+    srs_cost_ctx X;
+    pik_solution_set set;
+    int st, b, j, k;
     if (sel == 0 || m == 0 || T == 0 || psi_rad_inout == 0) {
         return PIK_ERR_NULL;
     }
@@ -1038,90 +1169,134 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
     if (st != PIK_OK) {
         return st;
     }
-    best.found = 0;
-    best.cost = HUGE_VAL;
     if (policy == PIK_PSI_NEAREST && q_current_rad == 0) {
         policy = PIK_PSI_WIDEST;
     }
+    X.m = m;
+    X.P = &P;
+    X.qc = policy == PIK_PSI_NEAREST || policy == PIK_PSI_GIVEN ? q_current_rad : 0;
+    X.w = opts ? opts->weights : 0;
+    X.margin_min = opts ? opts->limit_margin_rad : 0.0;
+    X.use_margin = X.qc == 0;
+    best.found = 0;
+    best.cost = HUGE_VAL;
+    best.psi = 0.0;
+    best.branch = 0;
+
     if (policy == PIK_PSI_GIVEN) {
-        for (b = 0; b < 8; ++b) {
-            try_psi(m, &P, b, *psi_rad_inout, q_current_rad, opts, q_current_rad == 0, &best);
-        }
-    } else {
+        eval_all(&X, *psi_rad_inout, &best);
+    } else if (policy == PIK_PSI_WIDEST) {
+        double wbest = -1.0;
         pik_srs_feasible_arm_angles(m, T, branch, 0);
-        if (policy == PIK_PSI_WIDEST) {
-            double wbest = -1.0;
-            for (b = 0; b < 8; ++b) {
-                double w, c;
-                widest_interval(&branch[b], &w, &c);
-                if (w > wbest + 1e-12) { /* strict: the lower branch value wins ties */
-                    srs_best cand;
-                    cand.found = 0;
-                    try_psi(m, &P, b, c, q_current_rad, opts, 1, &cand);
-                    if (cand.found) {
-                        wbest = w;
-                        best = cand;
-                    }
+        for (b = 0; b < 8; ++b) {
+            double w, c;
+            widest_interval(&branch[b], &w, &c);
+            if (w > wbest + 1e-12) { /* strict: the lower branch value wins ties */
+                srs_best cand;
+                cand.found = 0;
+                eval_branch(&X, b, c, &cand);
+                if (cand.found) {
+                    wbest = w;
+                    best = cand;
                 }
             }
+        }
+    } else if (policy == PIK_PSI_MAX_MARGIN) {
+        pik_srs_feasible_arm_angles(m, T, branch, 0);
+        global_search(&X, branch, 0.0, &best);
+    } else {
+        /* Nearest to q_current. Fast path: the branch of q_current, searched around its arm angle,
+         * then proven against the other branches by lower bounds: t4 is constant on a branch, and a
+         * branch with the other sign of t2 (t6) is at least |t2_current| (|t6_current|) away. */
+        double psi_c, th_c[7], lb_other = HUGE_VAL;
+        int b_c, fast_ok;
+        srs_best local, probe;
+        pik_srs_arm_angle(m, q_current_rad, &psi_c);
+        for (j = 0; j < 7; ++j) {
+            th_c[j] = wrap_pi(theta_of_q(m, j, q_current_rad[j]));
+        }
+        b_c = (th_c[1] < 0.0) | ((th_c[3] < 0.0) << 1) | ((th_c[5] < 0.0) << 2);
+        if (P.n_gc4 == 1) {
+            b_c &= ~2; /* elbow stretched: one elbow branch */
+        }
+        local.found = 0;
+        local_search(&X, b_c, psi_c, &local);
+        probe.found = 0;
+        for (k = 0; k < 12; ++k) {
+            eval_branch(&X, b_c, -PIK_PI + (k + 0.5) * (PIK_TWO_PI / 12.0), &probe);
+        }
+        for (b = 0; b < 8; ++b) {
+            double lb = 0.0, th4_b;
+            int g = (b >> 1) & 1;
+            if (b == b_c) {
+                continue;
+            }
+            if ((b & 1) != (b_c & 1)) {
+                lb += (X.w ? X.w[1] : 1.0) * th_c[1] * th_c[1];
+            }
+            if ((b & 4) != (b_c & 4)) {
+                lb += (X.w ? X.w[5] : 1.0) * th_c[5] * th_c[5];
+            }
+            th4_b = pik_atan2((g ? -1.0 : 1.0) * P.s4, P.c4);
+            lb += (X.w ? X.w[3] : 1.0) * (th4_b - th_c[3]) * (th4_b - th_c[3]);
+            lb_other = lb < lb_other ? lb : lb_other;
+        }
+        /* The bounds hold for joints whose range lies within [-pi, pi] (no 2pi shifts). */
+        fast_ok = local.found && (!probe.found || local.cost <= probe.cost) && local.cost <= lb_other;
+        for (j = 1; j < 6 && fast_ok; j += 2) {
+            fast_ok = m->lower_rad[j] >= -PIK_PI && m->upper_rad[j] <= PIK_PI;
+        }
+        if (fast_ok) {
+            best = local;
         } else {
-            int use_margin = policy == PIK_PSI_MAX_MARGIN;
-            double psi_c = 0.0;
-            if (q_current_rad) {
-                pik_srs_arm_angle(m, q_current_rad, &psi_c);
+            pik_srs_feasible_arm_angles(m, T, branch, 0);
+            best = local;
+            if (probe.found && (!best.found || probe.cost < best.cost)) {
+                best = probe;
             }
-            /* Coarse pass: in every feasible interval of every branch, the current arm angle
-             * clamped into it and 8 evenly spaced arm angles. */
-            for (b = 0; b < 8; ++b) {
-                for (k = 0; k < branch[b].count; ++k) {
-                    double lo = branch[b].lo_rad[k], hi = branch[b].hi_rad[k], inset = 1e-9 * (hi - lo);
-                    int i;
-                    if (q_current_rad) {
-                        double pc = psi_c < lo + inset ? lo + inset : (psi_c > hi - inset ? hi - inset : psi_c);
-                        try_psi(m, &P, b, pc, q_current_rad, opts, use_margin, &best);
-                    }
-                    for (i = 0; i < 8; ++i) {
-                        try_psi(m, &P, b, lo + (hi - lo) * (i + 0.5) / 8.0, q_current_rad, opts, use_margin, &best);
-                    }
-                }
-            }
-            /* Fine pass: golden section on the winner's branch around the winning arm angle. */
-            if (best.found) {
-                for (k = 0; k < branch[best.branch].count; ++k) {
-                    double lo = branch[best.branch].lo_rad[k], hi = branch[best.branch].hi_rad[k];
-                    if (best.psi >= lo && best.psi <= hi) {
-                        double h = (hi - lo) / 8.0 + 1e-3;
-                        double a = best.psi - h < lo ? lo : best.psi - h;
-                        double c = best.psi + h > hi ? hi : best.psi + h;
-                        refine(m, &P, best.branch, a, c, q_current_rad, opts, use_margin, &best);
-                        break;
-                    }
-                }
-            }
+            global_search(&X, branch, psi_c, &best);
         }
     }
     if (!best.found) {
         return PIK_NONE_IN_LIMITS;
     }
-    *psi_rad_inout = best.psi;
-    sel->index = best.branch;
-    for (j = 0; j < 7; ++j) {
-        sel->q_rad[j] = best.q[j];
+    /* Solve the chosen arm angle exactly, with the self-check. */
+    st = solve_at_psi(m, &P, best.psi, q_current_rad, 1u << best.branch, &set);
+    if (st != PIK_OK) {
+        return PIK_NONE_IN_LIMITS;
     }
-    sel->flags = best.flags;
     {
         double margin = HUGE_VAL, dist = 0.0;
+        int inside = 1;
         for (j = 0; j < 7; ++j) {
-            double q = best.q[j];
-            margin = q - m->lower_rad[j] < margin ? q - m->lower_rad[j] : margin;
-            margin = m->upper_rad[j] - q < margin ? m->upper_rad[j] - q : margin;
+            double qj = set.sol[0].q_rad[j], lo = m->lower_rad[j], hi = m->upper_rad[j];
             if (q_current_rad) {
-                double d = q - q_current_rad[j];
-                dist += (opts && opts->weights ? opts->weights[j] : 1.0) * d * d;
+                double alt1 = qj + PIK_TWO_PI, alt2 = qj - PIK_TWO_PI;
+                if (within(alt1, lo, hi) && fabs(alt1 - q_current_rad[j]) < fabs(qj - q_current_rad[j])) {
+                    qj = alt1;
+                }
+                if (within(alt2, lo, hi) && fabs(alt2 - q_current_rad[j]) < fabs(qj - q_current_rad[j])) {
+                    qj = alt2;
+                }
+            }
+            inside &= within(qj, lo, hi);
+            qj = qj < lo ? lo : (qj > hi ? hi : qj);
+            sel->q_rad[j] = qj;
+            margin = qj - lo < margin ? qj - lo : margin;
+            margin = hi - qj < margin ? hi - qj : margin;
+            if (q_current_rad) {
+                double d = qj - q_current_rad[j];
+                dist += (X.w ? X.w[j] : 1.0) * d * d;
             }
         }
+        if (!inside) {
+            return PIK_NONE_IN_LIMITS;
+        }
         sel->limit_margin_rad = margin;
-        sel->distance = sqrt(dist);
+        sel->distance = q_current_rad ? sqrt(dist) : 0.0;
     }
+    *psi_rad_inout = best.psi;
+    sel->index = best.branch;
+    sel->flags = set.sol[0].flags;
     return PIK_OK;
 }
