@@ -2,6 +2,7 @@
 
 >>> import numpy as np, piperik
 >>> arm = piperik.Piper()                 # AgileX PiPER, firmware >= S-V1.6-3 joint zeros
+                                          # (also piperik.Nero(), piperik.Iiwa14(): 7-DOF)
 >>> T = arm.fk([0.2, 1.0, -1.2, 0.1, 0.5, 0.0])
 >>> Q = arm.ik_all(T)                      # (k, 6): every exact solution, k <= 8
 >>> q = arm.ik(T, q_current=np.zeros(6))   # the in-limit solution nearest q_current
@@ -19,9 +20,11 @@ from .poses import (
     q_from_mdeg,
     q_to_mdeg,
 )
-from .robots import Piper, Selection, Solution
+from .robots import Iiwa14, Nero, Piper, Selection, Solution
 
 __all__ = [
+    "Iiwa14",
+    "Nero",
     "NoSolutionError",
     "Piper",
     "Selection",

@@ -1,9 +1,10 @@
 """The ``piperik`` command line: demo, ik, fk and a Pinocchio cross-check.
 
-    piperik demo                          solve a few poses and a short line on the PiPER
-    piperik ik --xyz X Y Z --rpy R P Y    every solution of a pose (metres, radians; --deg)
+    piperik demo [--robot piper|nero|iiwa14]  solve a few poses and a short line
+    piperik ik --xyz X Y Z --rpy R P Y        every solution of a pose (metres, radians; --deg)
     piperik ik --piper-units X Y Z RX RY RZ   the same from the PiPER's 0.001 mm / 0.001 deg
-    piperik fk Q1 ... Q6                  the flange pose of joint angles (rad; --deg, --mdeg)
+    piperik ik --robot nero --xyz ... --psi A  a 7-DOF arm at arm angle A (else: chosen for you)
+    piperik fk Q1 ... Qn                      the flange pose of joint angles (rad; --deg, --mdeg)
     piperik check [--urdf PATH --frame NAME]  compare the model with a URDF through Pinocchio
 """
 from __future__ import annotations
@@ -19,11 +20,17 @@ import numpy as np
 from . import __version__
 from ._core import NoSolutionError
 from .poses import pose_from_piper_units, pose_from_xyz_rpy, pose_to_piper_units, pose_to_xyz_rpy
-from .robots import Piper
+from .robots import Iiwa14, Nero, Piper
+
+ROBOTS = {"piper": Piper, "nero": Nero, "iiwa14": Iiwa14}
 
 
-def _make_arm(args) -> Piper:
-    return Piper(legacy_zero=args.legacy_zero)
+def _make_arm(args):
+    if args.robot == "piper":
+        return Piper(legacy_zero=args.legacy_zero)
+    if args.legacy_zero:
+        raise SystemExit("piperik: --legacy-zero applies to --robot piper only")
+    return ROBOTS[args.robot]()
 
 
 def _fmt_q(q: Sequence[float], deg: bool = False) -> str:
@@ -58,40 +65,57 @@ def _pinocchio():
         return None
 
 
-def _print_solutions(arm: Piper, T: np.ndarray, q_current: Optional[np.ndarray], deg: bool) -> None:
-    sols = arm.solutions(T, seed=q_current)
+def _print_solutions(arm, T: np.ndarray, q_current: Optional[np.ndarray], deg: bool, psi=None) -> None:
     unit = "deg" if deg else "rad"
+    if arm.dof == 7:
+        intervals = arm.feasible_arm_angles(T)
+        print("  feasible arm angles [deg]: " + (", ".join(
+            f"[{np.degrees(lo):.1f}, {np.degrees(hi):.1f}]" for lo, hi in intervals) or "none"))
+        if psi is None:
+            try:
+                psi = arm.select(T, q_current).psi
+                print(f"  arm angle chosen for you: {np.degrees(psi):.2f} deg (use --psi to set it)")
+            except NoSolutionError as exc:
+                psi = 0.0
+                print(f"  no in-limit arm angle ({exc}); showing psi = 0")
+        sols = arm.solutions(T, psi, seed=q_current)
+    else:
+        sols = arm.solutions(T, seed=q_current)
     if not sols:
         print("  unreachable: no solution")
         return
-    print(f"  {len(sols)} solutions (q1..q6 in {unit}):")
+    print(f"  {len(sols)} solutions (q1..q{arm.dof} in {unit})" + (f" at psi = {psi:.4f} rad:" if arm.dof == 7 else ":"))
     for i, s in enumerate(sols):
         fk_dp, fk_dr = _pose_error(arm.fk(s.q), T)
         tags = ("in limits" if s.in_limits else "OUT of limits") + (
             f", singular: {'+'.join(s.singular)}" if s.singular else "")
         print(f"   {i}: {_fmt_q(s.q, deg)}  {s.branch:38s} {tags:22s} fk err {fk_dp:.1e} m {fk_dr:.1e} rad")
     try:
-        sel = arm.select(T, q_current)
-        print(f"  selected #{sel.index}: {_fmt_q(sel.q, deg)}  {sel.branch}, limit margin "
+        sel = arm.select(T, q_current, psi=psi) if arm.dof == 7 else arm.select(T, q_current)
+        what = f"branch {sel.branch}" + (f", psi {sel.psi:.4f} rad" if sel.psi is not None else "")
+        print(f"  selected: {_fmt_q(sel.q, deg)}  {what}, limit margin "
               f"{sel.limit_margin_rad:.3f} rad" + (f", distance {sel.distance:.4f} rad" if q_current is not None else ""))
     except NoSolutionError as exc:
         print(f"  no selection: {exc}")
 
 
+DEMO_Q = {
+    "piper": [[0.0, 1.2, -1.0, 0.0, 0.6, 0.0], [0.5, 1.6, -1.4, 0.4, -0.5, 0.8], [-1.2, 0.8, -2.2, -1.0, 0.9, -1.5]],
+    "nero": [[0.0, 0.5, 0.0, 1.2, 0.0, 0.3, 0.0], [0.6, -0.4, 0.8, 1.6, -0.7, 0.5, 0.9], [-1.0, 1.0, -0.5, 0.6, 1.2, -0.4, -1.0]],
+    "iiwa14": [[0.0, 0.6, 0.0, -1.2, 0.0, 0.8, 0.0], [0.8, -0.5, 1.0, 1.5, -0.9, -1.0, 1.2], [-1.5, 1.2, -0.8, -0.7, 1.8, 0.9, -2.0]],
+}
+
+
 def cmd_demo(args) -> int:
     arm = _make_arm(args)
     print(f"piperik {__version__} demo on {arm!r}: every closed-form IK solution, the selected one, FK checks")
-    q_demo = [
-        np.array([0.0, 1.2, -1.0, 0.0, 0.6, 0.0]),
-        np.array([0.5, 1.6, -1.4, 0.4, -0.5, 0.8]),
-        np.array([-1.2, 0.8, -2.2, -1.0, 0.9, -1.5]),
-    ]
-    q_current = np.zeros(6)
+    q_demo = [np.array(q) for q in DEMO_Q[args.robot]]
+    q_current = q_demo[0] + 0.05
     for k, q in enumerate(q_demo):
         T = arm.fk(q)
         xyz, rpy = pose_to_xyz_rpy(T)
         print(f"\npose {k + 1}: xyz {np.round(xyz, 4)} m, rpy {np.round(np.degrees(rpy), 2)} deg "
-              f"(generated by q = {_fmt_q(q)})")
+              f"(generated by q = {_fmt_q(q)}), q_current = previous selection")
         _print_solutions(arm, T, q_current, args.deg)
         q_current = arm.ik(T, q_current)
 
@@ -99,7 +123,8 @@ def cmd_demo(args) -> int:
     T0 = arm.fk(q_demo[0])
     T1 = T0.copy()
     T1[:3, 3] += [0.05, 0.10, -0.05]
-    print("\nstraight line, 11 samples, 0.122 m, orientation held; each ik() seeded with the previous q:")
+    print("\nstraight line, 11 samples, 0.122 m, orientation held; each ik() seeded with the previous q"
+          + (" (7-DOF: arm angle chosen nearest each time)" if arm.dof == 7 else "") + ":")
     q = arm.ik(T0, q_demo[0])
     worst_step = 0.0
     for s in np.linspace(0.0, 1.0, 11):
@@ -114,28 +139,36 @@ def cmd_demo(args) -> int:
     print(f"  largest joint step along the line: {worst_step:.4f} rad")
 
     T = arm.fk(q_demo[1])
-    us_all = _median_call_us(lambda: arm.ik_all(T))
-    us_ik = _median_call_us(lambda: arm.ik(T, q_demo[1]))
+    if arm.dof == 7:
+        psi = arm.arm_angle(q_demo[1])
+        us_all = _median_call_us(lambda: arm.ik_all(T, psi))
+        us_feas = _median_call_us(lambda: arm.feasible_arm_angles(T))
+        us_ik = _median_call_us(lambda: arm.ik(T, q_demo[1]))
+        timing = f"ik_all(T, psi) {us_all:.2f} us, feasible_arm_angles {us_feas:.2f} us, ik (chooses psi) {us_ik:.2f} us"
+    else:
+        us_all = _median_call_us(lambda: arm.ik_all(T))
+        us_ik = _median_call_us(lambda: arm.ik(T, q_demo[1]))
+        timing = f"ik_all {us_all:.2f} us, ik {us_ik:.2f} us"
     rng = np.random.default_rng(0)
-    Ts = arm.fk(rng.uniform(arm.lower, arm.upper, (20000, 6)))
+    Q = rng.uniform(arm.lower, arm.upper, (20000, arm.dof))
+    Ts = arm.fk(Q)
     t0 = time.perf_counter_ns()
-    arm.ik_batch(Ts, np.zeros(6))
+    arm.ik_batch(Ts, Q)
     ns_batch = (time.perf_counter_ns() - t0) / len(Ts)
-    print(f"\nspeed (median of 2000 calls): ik_all {us_all:.2f} us, ik {us_ik:.2f} us; "
-          f"ik_batch {ns_batch:.0f} ns per pose (20000 poses)")
+    print(f"\nspeed (median of 2000 calls): {timing}; ik_batch {ns_batch:.0f} ns per pose (20000 poses)")
 
     pin = _pinocchio()
     if pin is None:
         print("Pinocchio cross-check: skipped (pip install 'piperik[pin]' to enable)")
         return 0
-    err_fk, err_ik = _pin_crosscheck(arm, str(arm.urdf_path), arm.ee_frame, 500, seed=1)
-    print(f"Pinocchio {pin.__version__} cross-check on {arm.urdf_path.name} ({arm.ee_frame}), 500 random configurations:\n"
+    err_fk, err_ik = _pin_crosscheck(arm, str(arm.urdf_path), arm.ee_frame, 300, seed=1)
+    print(f"Pinocchio {pin.__version__} cross-check on {arm.urdf_path.name} ({arm.ee_frame}), 300 random configurations:\n"
           f"  FK max diff {err_fk[0]:.1e} m / {err_fk[1]:.1e} rad; IK round trip max error "
           f"{err_ik[0]:.1e} m / {err_ik[1]:.1e} rad")
     return 0
 
 
-def _pin_crosscheck(arm: Piper, urdf: str, frame: str, n: int, seed: int):
+def _pin_crosscheck(arm, urdf: str, frame: str, n: int, seed: int):
     """Max FK difference model vs URDF, and max error of IK solutions measured by the URDF's FK."""
     import pinocchio as pin
 
@@ -171,7 +204,8 @@ def _pin_crosscheck(arm: Piper, urdf: str, frame: str, n: int, seed: int):
         T_pin = pin_fk(q)
         dp, dr = _pose_error(T_pin, arm.fk(q))
         fk_pos, fk_rot = max(fk_pos, dp), max(fk_rot, dr)
-        for q_sol in arm.ik_all(T_pin):
+        solutions = arm.ik_all(T_pin, arm.arm_angle(q)) if arm.dof == 7 else arm.ik_all(T_pin)
+        for q_sol in solutions:
             dp, dr = _pose_error(pin_fk(q_sol), T_pin)
             ik_pos, ik_rot = max(ik_pos, dp), max(ik_rot, dr)
     return (fk_pos, fk_rot), (ik_pos, ik_rot)
@@ -216,13 +250,18 @@ def cmd_ik(args) -> int:
         T = _read_pose(args)
         q_current = None
         if args.q_current is not None:
+            if len(args.q_current) != arm.dof:
+                raise ValueError(f"--q-current: expected {arm.dof} joint angles, got {len(args.q_current)}")
             q_current = np.asarray(args.q_current, dtype=float)
             if args.deg:
                 q_current = np.radians(q_current)
         xyz, rpy = pose_to_xyz_rpy(T)
         print(f"pose: xyz {np.round(xyz, 6)} m, rpy {np.round(np.degrees(rpy), 4)} deg; "
               f"PiPER units {pose_to_piper_units(T).tolist()}")
-        _print_solutions(arm, T, q_current, args.deg)
+        if args.psi is not None and arm.dof != 7:
+            raise ValueError("--psi: only 7-DOF arms (--robot nero, iiwa14) have an arm angle")
+        psi = None if args.psi is None else (np.radians(args.psi) if args.deg else args.psi)
+        _print_solutions(arm, T, q_current, args.deg, psi)
     except ValueError as exc:
         print(f"piperik ik: {exc}", file=sys.stderr)
         return 2
@@ -231,6 +270,9 @@ def cmd_ik(args) -> int:
 
 def cmd_fk(args) -> int:
     arm = _make_arm(args)
+    if len(args.q) != arm.dof:
+        print(f"piperik fk: {args.robot} has {arm.dof} joints, got {len(args.q)} angles", file=sys.stderr)
+        return 2
     q = np.asarray(args.q, dtype=float)
     if args.mdeg:
         q = np.radians(q / 1000.0)
@@ -246,17 +288,20 @@ def cmd_fk(args) -> int:
     print(f"q = {_fmt_q(q)} rad\nflange pose (base frame):\n{T}")
     print(f"xyz {xyz} m, rpy {np.degrees(rpy)} deg (R = Rz(yaw) Ry(pitch) Rx(roll))")
     print(f"PiPER units (0.001 mm, 0.001 deg): {pose_to_piper_units(T).tolist()}")
-    print(f"wrist centre {arm.wrist_center(q)} m")
+    if arm.dof == 6:
+        print(f"wrist centre {arm.wrist_center(q)} m")
+    else:
+        print(f"arm angle psi {arm.arm_angle(q):.6f} rad")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="piperik", description="Closed-form IK for the AgileX PiPER.")
+    ap = argparse.ArgumentParser(prog="piperik", description="Closed-form IK for the AgileX PiPER, NERO and KUKA iiwa 14.")
     ap.add_argument("--version", action="version", version=f"piperik {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
     def common(p):
-        p.add_argument("--robot", choices=["piper"], default="piper", help="arm model (default: piper)")
+        p.add_argument("--robot", choices=sorted(ROBOTS), default="piper", help="arm model (default: piper)")
         p.add_argument("--legacy-zero", action="store_true",
                        help="PiPER joint zeros of firmware before S-V1.6-3 (piper_sdk dh_is_offset=0)")
         p.add_argument("--deg", action="store_true", help="angles in degrees instead of radians")
@@ -272,19 +317,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="roll pitch yaw, R = Rz(Y) Ry(P) Rx(R) [rad, or deg with --deg]")
     p.add_argument("--piper-units", nargs=6, type=int, metavar=("X", "Y", "Z", "RX", "RY", "RZ"),
                    help="end pose as the PiPER's integers: 0.001 mm and 0.001 deg")
-    p.add_argument("--q-current", nargs=6, type=float, metavar="Q", help="current joints for the selection")
+    p.add_argument("--q-current", nargs="+", type=float, metavar="Q", help="current joints for the selection")
+    p.add_argument("--psi", type=float, help="7-DOF arm angle [rad, or deg with --deg]; default: chosen")
     p.set_defaults(func=cmd_ik)
 
     p = sub.add_parser("fk", help="flange pose of joint angles")
     common(p)
-    p.add_argument("q", nargs=6, type=float, help="six joint angles [rad, or --deg, or --mdeg]")
+    p.add_argument("q", nargs="+", type=float, help="the joint angles [rad, or --deg, or --mdeg]")
     p.add_argument("--mdeg", action="store_true", help="angles in the PiPER's 0.001 deg units")
     p.set_defaults(func=cmd_fk)
 
     p = sub.add_parser("check", help="cross-check the model against a URDF with Pinocchio")
     common(p)
     p.add_argument("--urdf", help="URDF file (default: the one shipped for the model)")
-    p.add_argument("--frame", help="flange frame name in the URDF (default: link6)")
+    p.add_argument("--frame", help="flange frame name in the URDF (default: the model's ee_frame)")
     p.add_argument("-n", type=int, default=1000, help="random configurations (default 1000)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_check)

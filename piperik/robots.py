@@ -18,6 +18,7 @@ _FLAGS = _core.FLAGS
 
 
 def _branch_name(flags: int) -> str:
+    """6R branch: shoulder front/back, elbow root A/B, wrist noflip/flip."""
     return "shoulder={} elbow={} wrist={}".format(
         "back" if flags & _FLAGS["SHOULDER_BACK"] else "front",
         "B" if flags & _FLAGS["ELBOW_B"] else "A",
@@ -25,8 +26,18 @@ def _branch_name(flags: int) -> str:
     )
 
 
+def _gc_name(flags: int) -> str:
+    """S-R-S branch as the global configuration: signs of the canonical t2, t4, t6."""
+    return "gc2={} gc4={} gc6={}".format(
+        "-1" if flags & _FLAGS["SHOULDER_BACK"] else "+1",
+        "-1" if flags & _FLAGS["ELBOW_B"] else "+1",
+        "-1" if flags & _FLAGS["WRIST_FLIP"] else "+1",
+    )
+
+
 def _singular_names(flags: int) -> Tuple[str, ...]:
-    names = (("SING_SHOULDER", "shoulder"), ("SING_ELBOW", "elbow"), ("SING_WRIST", "wrist"))
+    names = (("SING_SHOULDER", "shoulder"), ("SING_ELBOW", "elbow"), ("SING_WRIST", "wrist"),
+             ("SING_REFERENCE", "reference"))
     return tuple(label for key, label in names if flags & _FLAGS[key])
 
 
@@ -48,11 +59,12 @@ class Selection:
     """The solution ``ik`` chose and why."""
 
     q: np.ndarray                 #: the chosen joint angles [rad]
-    index: int                    #: its row in ``ik_all(T)``
+    index: int                    #: 6-DOF: its row in ``ik_all(T)``; 7-DOF: the branch value 0..7
     branch: str                   #: e.g. "shoulder=front elbow=A wrist=noflip"
     singular: Tuple[str, ...]     #: subset of ("shoulder", "elbow", "wrist")
     distance: float               #: weighted joint distance to q_current [rad] (0 without it)
     limit_margin_rad: float       #: smallest distance of any joint to its nearest limit [rad]
+    psi: Optional[float] = None   #: 7-DOF: the chosen arm angle [rad]
 
 
 class Piper:
@@ -150,3 +162,150 @@ class Piper:
         """
         Q, ok, status = self._arm.ik_batch(Ts, q_current, weights, limit_margin)
         return (Q, ok, status) if return_status else (Q, ok)
+
+
+_PSI_POLICIES = _core.PSI_POLICIES
+
+
+class _SrsArm:
+    """A 7-DOF S-R-S arm (spherical shoulder, elbow, spherical wrist), solved through the arm angle.
+
+    The arm angle psi [rad] turns the shoulder-elbow-wrist plane about the shoulder->wrist line; it
+    is measured from the plane the same arm would have with its third (canonical) joint at zero.
+    For each pose and psi there are up to 8 solutions: the signs of the canonical joints 2, 4 and 6
+    ("global configuration" gc2, gc4, gc6, reported as the branch). When the wrist centre lies on
+    the base axis the reference plane's azimuth is fixed to 0 (flag "reference").
+    """
+
+    dof: int = 7
+    ee_frame: str = ""
+    _urdf_name: str = ""
+    _factory = None
+
+    def __init__(self, lower=None, upper=None) -> None:
+        arm = type(self)._factory()
+        if lower is not None or upper is not None:
+            arm = arm.with_limits(arm.lower if lower is None else lower, arm.upper if upper is None else upper)
+        self._arm = arm
+        self.name = arm.name
+        lo, hi = arm.lower, arm.upper
+        lo.flags.writeable = False
+        hi.flags.writeable = False
+        #: joint limits [rad], shape (7,)
+        self.lower: np.ndarray = lo
+        self.upper: np.ndarray = hi
+        #: a URDF shipped in the package whose chain equals the model
+        self.urdf_path: Path = MODELS_DIR / self._urdf_name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    @property
+    def geometry(self) -> dict:
+        """Canonical S-R-S constants: d_bs_m, d_se_m, d_ew_m, d_wf_m, sign, offset_rad, T_base, T_flange."""
+        return self._arm.geometry
+
+    def fk(self, q) -> np.ndarray:
+        """Flange pose(s): q (7,) -> (4, 4); (N, 7) -> (N, 4, 4). q in rad."""
+        return self._arm.fk(q)
+
+    def arm_angle(self, q):
+        """The arm angle psi [rad] of a configuration (7,) (or (N, 7) -> (N,)): ik_all(fk(q), psi) contains q."""
+        return self._arm.arm_angle(q)
+
+    def ik_all(self, T, psi: float, seed=None) -> np.ndarray:
+        """Every exact solution for pose T at arm angle psi [rad], shape (k, 7), k <= 8, no limit filtering.
+
+        ``seed`` (7,) supplies q1 at a shoulder singularity and q5 at a wrist singularity (else 0).
+        Every row reproduces T to <= 1e-9 m / rad (checked before it is returned).
+        """
+        return self._arm.ik_all(T, float(psi), seed)
+
+    def solutions(self, T, psi: float, seed=None) -> List[Solution]:
+        """Like :meth:`ik_all`, with branch (gc2, gc4, gc6), singularity, limit and residual per row."""
+        Q, flags, pos, rot = self._arm.solutions(T, float(psi), seed)
+        in_limits = _FLAGS["IN_LIMITS"]
+        return [
+            Solution(Q[i], int(f), _gc_name(int(f)), _singular_names(int(f)), bool(f & in_limits),
+                     float(pos[i]), float(rot[i]))
+            for i, f in enumerate(flags)
+        ]
+
+    def feasible_arm_angles(self, T, per_branch: bool = False):
+        """Arm-angle intervals [(lo, hi), ...] in [-pi, pi] where a solution within the joint limits exists.
+
+        Closed form: the psi at which a joint meets a limit are roots of a sin(psi) + b cos(psi) + c = 0;
+        each piece between them is tested once. A 1e-6 rad neighbourhood of a shoulder/wrist
+        singularity is excluded. Intervals touching -pi and pi join there. With ``per_branch=True``
+        returns ``(union, {branch_value: intervals})``, branch_value = gc2<0 | gc4<0 << 1 | gc6<0 << 2.
+        """
+        return self._arm.feasible_arm_angles(T, per_branch)
+
+    def _policy(self, psi, policy: Optional[str]) -> int:
+        if psi is not None:
+            if policy not in (None, "given"):
+                raise ValueError(f"policy: {policy!r} conflicts with a given psi")
+            return _PSI_POLICIES["given"]
+        name = "nearest" if policy is None else policy
+        if name not in _PSI_POLICIES or name == "given":
+            raise ValueError(f"policy: expected one of 'nearest', 'widest', 'max_margin', got {policy!r}")
+        return _PSI_POLICIES[name]
+
+    def ik(self, T, q_current=None, *, psi: Optional[float] = None, policy: Optional[str] = None,
+           weights=None, limit_margin: float = 0.0) -> np.ndarray:
+        """The in-limit solution a controller should use, shape (7,); chooses psi and the branch.
+
+        Default policy "nearest": the solution nearest ``q_current`` (weighted squared joint distance)
+        over every feasible arm angle and branch; without ``q_current`` it becomes "widest": the centre
+        of the widest feasible arm-angle interval. "max_margin": the feasible psi whose solution is
+        farthest from the joint limits. ``psi=...``: that arm angle, choosing only the branch.
+        Raises :class:`NoSolutionError` (a ``ValueError``) with the reason when there is none.
+        """
+        return self._arm.ik(T, q_current, self._policy(psi, policy), psi, weights, limit_margin)
+
+    def select(self, T, q_current=None, *, psi: Optional[float] = None, policy: Optional[str] = None,
+               weights=None, limit_margin: float = 0.0) -> Selection:
+        """Like :meth:`ik`, returning a :class:`Selection` with the branch and the chosen psi."""
+        q, flags, branch, psi_out, distance, margin = self._arm.select(
+            T, q_current, self._policy(psi, policy), psi, weights, limit_margin)
+        return Selection(q, int(branch), _gc_name(flags), _singular_names(flags), float(distance), float(margin),
+                         float(psi_out))
+
+    def ik_batch(self, Ts, q_current=None, *, psi=None, policy: Optional[str] = None, weights=None,
+                 limit_margin: float = 0.0, return_status: bool = False):
+        """:meth:`ik` for many poses: Ts (N, 4, 4) -> (Q (N, 7), ok (N,)); rows NaN where not ok.
+
+        ``q_current`` (7,) or (N, 7); ``psi`` a number or (N,) to fix the arm angle. The loop runs in
+        C with the GIL released. With ``return_status=True`` also returns the status per pose
+        (0 ok, -1 unreachable, -2 none within limits) and the chosen psi (N,).
+        """
+        Q, ok, status, psi_out = self._arm.ik_batch(Ts, q_current, self._policy(psi, policy), psi, weights,
+                                                    limit_margin)
+        return (Q, ok, status, psi_out) if return_status else (Q, ok)
+
+
+class Nero(_SrsArm):
+    """The AgileX NERO (7-DOF S-R-S): AgileX's open_nero URDF with pi/2 and pi exact.
+
+    Flange ``gripper_flange``, 0.032 m from the wrist centre along the tool z axis (perpendicular to
+    joint 7). Joint limits: the URDF's (= pyAgxArm configs/nero.json); pass ``lower=``/``upper=``
+    for others, e.g. ``Nero(*Nero.PYAGXARM_DOC_LIMITS)``. The wrist is singular at q6 = +-pi/2,
+    outside its limits.
+    """
+
+    ee_frame = "gripper_flange"
+    _urdf_name = "nero.urdf"
+    _factory = staticmethod(_core.Arm7.nero)
+    #: the more precise limits of pyAgxArm's docs/nero/nero_api.md, as (lower, upper) [rad]
+    PYAGXARM_DOC_LIMITS = (
+        np.array([-2.705261, -1.745330, -2.757621, -1.012291, -2.757621, -0.733039, -1.570797]),
+        np.array([2.705261, 1.745330, 2.757621, 2.146755, 2.757621, 0.959932, 1.570797]),
+    )
+
+
+class Iiwa14(_SrsArm):
+    """The KUKA LBR iiwa 14 R820 (7-DOF S-R-S), Drake's URDF; flange ``iiwa_link_ee_kuka``."""
+
+    ee_frame = "iiwa_link_ee_kuka"
+    _urdf_name = "iiwa14.urdf"
+    _factory = staticmethod(_core.Arm7.iiwa14)

@@ -414,6 +414,369 @@ class Arm6 {
     }
 };
 
+
+// 7-DOF S-R-S arms: the same conventions as Arm6, plus the arm angle psi.
+class Arm7 {
+  public:
+    explicit Arm7(const pik_srs_model *model) : m_(*model)
+    {
+        if (pik_srs_model_check(&m_) != PIK_OK) {
+            throw py::value_error("invalid arm model");
+        }
+    }
+
+    static Arm7 iiwa14() { return Arm7(pik_iiwa14_model()); }
+    static Arm7 nero() { return Arm7(pik_nero_model()); }
+
+    // A copy with other joint limits (the model is plain data owned by this object).
+    Arm7 with_limits(py::handle lo_obj, py::handle hi_obj) const
+    {
+        Arm7 out(*this);
+        JointArg lo = joint_arg(lo_obj, 7, "lower");
+        JointArg hi = joint_arg(hi_obj, 7, "upper");
+        if (!lo.data || !hi.data) {
+            throw py::value_error("lower, upper: expected 7 joint limits each [rad]");
+        }
+        for (int j = 0; j < 7; ++j) {
+            if (!(lo.data[j] <= hi.data[j])) {
+                throw py::value_error("lower, upper: joint " + std::to_string(j + 1) + " has lower > upper");
+            }
+            out.m_.lower_rad[j] = lo.data[j];
+            out.m_.upper_rad[j] = hi.data[j];
+        }
+        return out;
+    }
+
+    std::string name() const { return m_.name; }
+    py::array_t<double> lower() const { return copy7(m_.lower_rad); }
+    py::array_t<double> upper() const { return copy7(m_.upper_rad); }
+
+    py::dict geometry() const
+    {
+        py::dict d;
+        d["d_bs_m"] = m_.d_bs_m;
+        d["d_se_m"] = m_.d_se_m;
+        d["d_ew_m"] = m_.d_ew_m;
+        d["d_wf_m"] = m_.d_wf_m;
+        d["sign"] = copy7(m_.sign);
+        d["offset_rad"] = copy7(m_.offset_rad);
+        auto tb = new_array({4, 4});
+        auto tf = new_array({4, 4});
+        std::memcpy(tb.mutable_data(), m_.T_base, 16 * sizeof(double));
+        std::memcpy(tf.mutable_data(), m_.T_flange, 16 * sizeof(double));
+        d["T_base"] = tb;
+        d["T_flange"] = tf;
+        return d;
+    }
+
+    py::array_t<double> fk(py::handle q_obj) const
+    {
+        darray q = as_double_array(q_obj, "q");
+        if (q.ndim() == 1 && q.shape(0) == 7) {
+            check_finite(q.data(), 7, "q");
+            auto T = new_array({4, 4});
+            pik_srs_fk(&m_, q.data(), T.mutable_data());
+            return T;
+        }
+        if (q.ndim() != 2 || q.shape(1) != 7) {
+            throw py::value_error("q: expected shape (7,) or (N, 7) [rad], got " + shape_str(q));
+        }
+        check_finite(q.data(), q.size(), "q");
+        py::ssize_t n = q.shape(0);
+        auto T = new_array({n, 4, 4});
+        const double *qd = q.data();
+        double *Td = T.mutable_data();
+        {
+            py::gil_scoped_release release;
+            for (py::ssize_t i = 0; i < n; ++i) {
+                pik_srs_fk(&m_, qd + 7 * i, Td + 16 * i);
+            }
+        }
+        return T;
+    }
+
+    py::object arm_angle(py::handle q_obj) const
+    {
+        darray q = as_double_array(q_obj, "q");
+        if (q.ndim() == 1 && q.shape(0) == 7) {
+            check_finite(q.data(), 7, "q");
+            double psi = 0.0;
+            pik_srs_arm_angle(&m_, q.data(), &psi);
+            return py::float_(psi);
+        }
+        if (q.ndim() != 2 || q.shape(1) != 7) {
+            throw py::value_error("q: expected shape (7,) or (N, 7) [rad], got " + shape_str(q));
+        }
+        check_finite(q.data(), q.size(), "q");
+        py::ssize_t n = q.shape(0);
+        auto psi = new_array({n});
+        for (py::ssize_t i = 0; i < n; ++i) {
+            pik_srs_arm_angle(&m_, q.data() + 7 * i, psi.mutable_data() + i);
+        }
+        return std::move(psi);
+    }
+
+    py::array_t<double> ik_all(py::handle T_obj, double psi, py::handle seed_obj) const
+    {
+        pik_solution_set set;
+        solve(T_obj, psi, seed_obj, set);
+        auto Q = new_array({set.count, 7});
+        for (int i = 0; i < set.count; ++i) {
+            std::memcpy(Q.mutable_data() + 7 * i, set.sol[i].q_rad, 7 * sizeof(double));
+        }
+        return Q;
+    }
+
+    py::tuple solutions(py::handle T_obj, double psi, py::handle seed_obj) const
+    {
+        pik_solution_set set;
+        solve(T_obj, psi, seed_obj, set);
+        auto Q = new_array({set.count, 7});
+        py::array_t<uint32_t> flags(set.count);
+        auto pos = new_array({set.count});
+        auto rot = new_array({set.count});
+        for (int i = 0; i < set.count; ++i) {
+            std::memcpy(Q.mutable_data() + 7 * i, set.sol[i].q_rad, 7 * sizeof(double));
+            flags.mutable_data()[i] = set.sol[i].flags;
+            pos.mutable_data()[i] = set.sol[i].pos_err_m;
+            rot.mutable_data()[i] = set.sol[i].rot_err_rad;
+        }
+        return py::make_tuple(Q, flags, pos, rot);
+    }
+
+    // list of (lo, hi); with per_branch, a dict branch -> list as well.
+    py::object feasible_arm_angles(py::handle T_obj, bool per_branch) const
+    {
+        darray T = pose_arg(T_obj, "T");
+        pik_psi_set branch[8], all;
+        int st = pik_srs_feasible_arm_angles(&m_, T.data(), branch, &all);
+        if (st != PIK_OK && st != PIK_UNREACHABLE) {
+            throw py::value_error(pose_error(st, T.data(), "T"));
+        }
+        py::list out = intervals(all);
+        if (!per_branch) {
+            return std::move(out);
+        }
+        py::dict by_branch;
+        for (int b = 0; b < 8; ++b) {
+            by_branch[py::int_(b)] = intervals(branch[b]);
+        }
+        return py::make_tuple(out, by_branch);
+    }
+
+    // (q, flags, branch, psi, distance, limit_margin); raises NoSolutionError.
+    py::tuple select(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj, py::handle w_obj,
+                     double margin) const
+    {
+        darray T = pose_arg(T_obj, "T");
+        JointArg qc = joint_arg(qc_obj, 7, "q_current");
+        JointArg w = joint_arg(w_obj, 7, "weights");
+        check_weights(w);
+        if (!(margin >= 0.0) || !std::isfinite(margin)) {
+            throw py::value_error("limit_margin: must be a finite number >= 0 [rad]");
+        }
+        double psi = 0.0;
+        if (policy == PIK_PSI_GIVEN) {
+            psi = psi_obj.cast<double>();
+            if (!std::isfinite(psi)) {
+                throw py::value_error("psi: must be finite [rad]");
+            }
+        }
+        pik_select_options opts = {w.data, margin};
+        pik_selection sel;
+        int st = pik_srs_select(&m_, T.data(), qc.data, static_cast<pik_psi_policy>(policy), &psi, &opts, &sel);
+        if (st == PIK_UNREACHABLE) {
+            throw NoSolution("unreachable: the pose is outside the workspace of " + name());
+        }
+        if (st == PIK_NONE_IN_LIMITS) {
+            throw NoSolution(policy == PIK_PSI_GIVEN
+                                 ? "no solution within the joint limits at psi = " + std::to_string(psi) + " rad"
+                                 : "no arm angle has a solution within the joint limits" +
+                                       std::string(margin > 0.0 ? " (with the limit margin)" : ""));
+        }
+        if (st != PIK_OK) {
+            throw py::value_error(pose_error(st, T.data(), "T"));
+        }
+        auto q = new_array({7});
+        std::memcpy(q.mutable_data(), sel.q_rad, 7 * sizeof(double));
+        return py::make_tuple(q, sel.flags, sel.index, psi, sel.distance, sel.limit_margin_rad);
+    }
+
+    py::array_t<double> ik(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj, py::handle w_obj,
+                           double margin) const
+    {
+        py::tuple t = select(T_obj, qc_obj, policy, psi_obj, w_obj, margin);
+        return t[0].cast<py::array_t<double>>();
+    }
+
+    // (Q (N,7) NaN rows where not ok, ok (N,), status (N,), psi (N,)); q_current (7,) or (N,7).
+    py::tuple ik_batch(py::handle Ts_obj, py::handle qc_obj, int policy, py::handle psi_obj, py::handle w_obj,
+                       double margin) const
+    {
+        darray Ts = as_double_array(Ts_obj, "Ts");
+        if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4) {
+            throw py::value_error("Ts: expected shape (N, 4, 4), got " + shape_str(Ts));
+        }
+        py::ssize_t n = Ts.shape(0);
+        JointArg qc = joint_arg(qc_obj, 7, "q_current", n);
+        JointArg w = joint_arg(w_obj, 7, "weights");
+        check_weights(w);
+        darray psis;
+        const double *psid = nullptr;
+        if (policy == PIK_PSI_GIVEN) {
+            psis = as_double_array(psi_obj, "psi");
+            if (!(psis.ndim() == 0 || (psis.ndim() == 1 && (psis.shape(0) == n || psis.shape(0) == 1)))) {
+                throw py::value_error("psi: expected a number or shape (N,)");
+            }
+            check_finite(psis.data(), psis.size(), "psi");
+            psid = psis.data();
+        }
+        if (!(margin >= 0.0) || !std::isfinite(margin)) {
+            throw py::value_error("limit_margin: must be a finite number >= 0 [rad]");
+        }
+        auto Q = new_array({n, 7});
+        auto psi_out = new_array({n});
+        py::array_t<bool> ok(n);
+        py::array_t<int32_t> status(n);
+        const double *Td = Ts.data();
+        double *Qd = Q.mutable_data(), *pd = psi_out.mutable_data();
+        bool *okd = ok.mutable_data();
+        int32_t *sd = status.mutable_data();
+        py::ssize_t first_bad = -1;
+        int first_bad_status = 0;
+        bool psi_scalar = psid && (psis.ndim() == 0 || psis.shape(0) == 1);
+        {
+            py::gil_scoped_release release;
+            pik_select_options opts = {w.data, margin};
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            for (py::ssize_t i = 0; i < n; ++i) {
+                pik_selection sel;
+                const double *cur = qc.data ? (qc.per_row ? qc.data + 7 * i : qc.data) : nullptr;
+                double psi = psid ? (psi_scalar ? psid[0] : psid[i]) : 0.0;
+                int st = pik_srs_select(&m_, Td + 16 * i, cur, static_cast<pik_psi_policy>(policy), &psi, &opts, &sel);
+                if (st != PIK_OK && st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS && first_bad < 0) {
+                    first_bad = i;
+                    first_bad_status = st;
+                }
+                sd[i] = st;
+                okd[i] = st == PIK_OK;
+                pd[i] = st == PIK_OK ? psi : nan;
+                for (int j = 0; j < 7; ++j) {
+                    Qd[7 * i + j] = st == PIK_OK ? sel.q_rad[j] : nan;
+                }
+            }
+        }
+        if (first_bad >= 0) {
+            throw py::value_error(
+                pose_error(first_bad_status, Td + 16 * first_bad, "Ts[" + std::to_string(first_bad) + "]"));
+        }
+        return py::make_tuple(Q, ok, status, psi_out);
+    }
+
+    // C timings for the benchmark [ns per call]: "ik" (all 8 at psi), "feasible", "select".
+    double bench_ns(const std::string &what, py::handle Ts_obj, py::handle psi_obj, py::handle qc_obj, int repeats) const
+    {
+        darray Ts = as_double_array(Ts_obj, "Ts");
+        if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4 || Ts.shape(0) == 0) {
+            throw py::value_error("Ts: expected shape (N, 4, 4) with N >= 1");
+        }
+        py::ssize_t n = Ts.shape(0);
+        darray psis = as_double_array(psi_obj, "psi");
+        darray qcs = as_double_array(qc_obj, "q_current");
+        if (psis.ndim() != 1 || psis.shape(0) != n || qcs.ndim() != 2 || qcs.shape(0) != n || qcs.shape(1) != 7) {
+            throw py::value_error("psi (N,) and q_current (N, 7) must match Ts");
+        }
+        if (repeats < 1) {
+            throw py::value_error("repeats: must be >= 1");
+        }
+        int mode = what == "ik" ? 0 : what == "feasible" ? 1 : what == "select" ? 2 : -1;
+        if (mode < 0) {
+            throw py::value_error("what: one of 'ik', 'feasible', 'select'");
+        }
+        const double *Td = Ts.data(), *pd = psis.data(), *qd = qcs.data();
+        long total = 0;
+        std::chrono::steady_clock::time_point t0, t1;
+        {
+            py::gil_scoped_release release;
+            pik_solution_set set;
+            pik_psi_set all;
+            pik_selection sel;
+            t0 = std::chrono::steady_clock::now();
+            for (int r = 0; r < repeats; ++r) {
+                for (py::ssize_t i = 0; i < n; ++i) {
+                    if (mode == 0) {
+                        pik_srs_ik(&m_, Td + 16 * i, pd[i], nullptr, 0xFFu, &set);
+                        total += set.count;
+                    } else if (mode == 1) {
+                        pik_srs_feasible_arm_angles(&m_, Td + 16 * i, nullptr, &all);
+                        total += all.count;
+                    } else {
+                        double psi = 0.0;
+                        total += pik_srs_select(&m_, Td + 16 * i, qd + 7 * i, PIK_PSI_NEAREST, &psi, nullptr, &sel);
+                    }
+                }
+            }
+            t1 = std::chrono::steady_clock::now();
+        }
+        if (total == std::numeric_limits<long>::min()) {
+            throw std::logic_error("unreachable");  // keeps `total` observable
+        }
+        return std::chrono::duration<double, std::nano>(t1 - t0).count() / (double(n) * repeats);
+    }
+
+  private:
+    pik_srs_model m_;  // a copy: limits may differ from the built-in model's
+
+    static py::array_t<double> copy7(const double *v)
+    {
+        auto a = new_array({7});
+        std::memcpy(a.mutable_data(), v, 7 * sizeof(double));
+        return a;
+    }
+
+    static void check_weights(const JointArg &w)
+    {
+        if (w.data) {
+            for (int j = 0; j < 7; ++j) {
+                if (w.data[j] < 0.0) {
+                    throw py::value_error("weights: must be >= 0");
+                }
+            }
+        }
+    }
+
+    static py::list intervals(const pik_psi_set &S)
+    {
+        py::list out;
+        for (int k = 0; k < S.count; ++k) {
+            out.append(py::make_tuple(S.lo_rad[k], S.hi_rad[k]));
+        }
+        return out;
+    }
+
+    static darray pose_arg(py::handle T_obj, const char *name)
+    {
+        darray T = as_double_array(T_obj, name);
+        if (T.ndim() != 2 || T.shape(0) != 4 || T.shape(1) != 4) {
+            throw py::value_error(std::string(name) + ": expected a 4x4 homogeneous transform, got shape " + shape_str(T));
+        }
+        return T;
+    }
+
+    void solve(py::handle T_obj, double psi, py::handle seed_obj, pik_solution_set &set) const
+    {
+        darray T = pose_arg(T_obj, "T");
+        if (!std::isfinite(psi)) {
+            throw py::value_error("psi: must be finite [rad]");
+        }
+        JointArg seed = joint_arg(seed_obj, 7, "seed");
+        int st = pik_srs_ik(&m_, T.data(), psi, seed.data, 0xFFu, &set);
+        if (st != PIK_OK && st != PIK_UNREACHABLE) {
+            throw py::value_error(pose_error(st, T.data(), "T"));
+        }
+    }
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m)
@@ -434,7 +797,7 @@ PYBIND11_MODULE(_core, m)
     flags["SING_ELBOW"] = PIK_FLAG_SING_ELBOW;
     flags["SING_WRIST"] = PIK_FLAG_SING_WRIST;
     flags["IN_LIMITS"] = PIK_FLAG_IN_LIMITS;
-    m.attr("FLAGS") = flags;
+    m.attr("FLAGS") = flags;  // a dict: the S-R-S flags are added below
     py::dict status;
     for (int st : {PIK_OK, PIK_UNREACHABLE, PIK_NONE_IN_LIMITS, PIK_ERR_NULL, PIK_ERR_NONFINITE,
                    PIK_ERR_NOT_ORTHONORMAL, PIK_ERR_MIRRORED, PIK_ERR_BOTTOM_ROW, PIK_ERR_BAD_MODEL,
@@ -446,6 +809,8 @@ PYBIND11_MODULE(_core, m)
     sizes["pik_arm6_model"] = sizeof(pik_arm6_model);
     sizes["pik_solution_set"] = sizeof(pik_solution_set);
     sizes["pik_selection"] = sizeof(pik_selection);
+    sizes["pik_srs_model"] = sizeof(pik_srs_model);
+    sizes["pik_psi_set"] = sizeof(pik_psi_set);
     m.attr("SIZEOF") = sizes;
 
     py::register_exception<NoSolution>(m, "NoSolutionError", PyExc_ValueError);
@@ -474,4 +839,35 @@ PYBIND11_MODULE(_core, m)
         .def("ik_batch", &Arm6::ik_batch, py::arg("Ts"), py::arg("q_current") = py::none(),
              py::arg("weights") = py::none(), py::arg("limit_margin") = 0.0)
         .def("bench_ik_ns", &Arm6::bench_ik_ns, py::arg("Ts"), py::arg("repeats") = 10);
+
+    py::dict policies;
+    policies["nearest"] = static_cast<int>(PIK_PSI_NEAREST);
+    policies["widest"] = static_cast<int>(PIK_PSI_WIDEST);
+    policies["max_margin"] = static_cast<int>(PIK_PSI_MAX_MARGIN);
+    policies["given"] = static_cast<int>(PIK_PSI_GIVEN);
+    m.attr("PSI_POLICIES") = policies;
+    m.attr("PSI_SINGULAR_EXCLUSION_RAD") = PIK_PSI_SINGULAR_EXCLUSION_RAD;
+    flags["SING_REFERENCE"] = PIK_FLAG_SING_REFERENCE;
+
+    py::class_<Arm7>(m, "Arm7")
+        .def_static("iiwa14", &Arm7::iiwa14)
+        .def_static("nero", &Arm7::nero)
+        .def("with_limits", &Arm7::with_limits, py::arg("lower"), py::arg("upper"))
+        .def_property_readonly("name", &Arm7::name)
+        .def_property_readonly("lower", &Arm7::lower)
+        .def_property_readonly("upper", &Arm7::upper)
+        .def_property_readonly("geometry", &Arm7::geometry)
+        .def("fk", &Arm7::fk, py::arg("q"))
+        .def("arm_angle", &Arm7::arm_angle, py::arg("q"))
+        .def("ik_all", &Arm7::ik_all, py::arg("T"), py::arg("psi"), py::arg("seed") = py::none())
+        .def("solutions", &Arm7::solutions, py::arg("T"), py::arg("psi"), py::arg("seed") = py::none())
+        .def("feasible_arm_angles", &Arm7::feasible_arm_angles, py::arg("T"), py::arg("per_branch") = false)
+        .def("select", &Arm7::select, py::arg("T"), py::arg("q_current"), py::arg("policy"), py::arg("psi"),
+             py::arg("weights"), py::arg("limit_margin"))
+        .def("ik", &Arm7::ik, py::arg("T"), py::arg("q_current"), py::arg("policy"), py::arg("psi"),
+             py::arg("weights"), py::arg("limit_margin"))
+        .def("ik_batch", &Arm7::ik_batch, py::arg("Ts"), py::arg("q_current"), py::arg("policy"), py::arg("psi"),
+             py::arg("weights"), py::arg("limit_margin"))
+        .def("bench_ns", &Arm7::bench_ns, py::arg("what"), py::arg("Ts"), py::arg("psi"), py::arg("q_current"),
+             py::arg("repeats") = 5);
 }
