@@ -266,11 +266,15 @@ static int canonical_target(const pik_srs_model *m, const double T[16], double R
     return PIK_OK;
 }
 
-/* Reference plane R03 (t3 = 0) for a wrist direction and elbow sign. */
-static void reference_r03(const pik_srs_model *m, const double xsw[3], double L, int gc4, uint32_t *sing, double R03[9])
+/* Reference plane R03 (t3 = 0) for a wrist direction and elbow sign. The shoulder angle phi of the
+ * S-E-W triangle comes from the elbow angle itself, (cos, sin) phi ~ (d_se + d_ew c4, d_ew |s4|):
+ * taken from the side lengths instead, it would carry a square-root error of ~1e-8 rad next to a
+ * stretched elbow, inconsistent with t4. */
+static void reference_r03(const pik_srs_model *m, const double xsw[3], double L, int gc4, double c4, double s4_abs,
+                          uint32_t *sing, double R03[9])
 {
     double rxy = sqrt(xsw[0] * xsw[0] + xsw[1] * xsw[1]);
-    double s1, c1, sa = rxy / L, ca = xsw[2] / L, cphi, sphi, s2, c2, R1[9], R2[9], R3[9], R12[9];
+    double s1, c1, sa = rxy / L, ca = xsw[2] / L, cphi, sphi, nphi, s2, c2, R1[9], R2[9], R3[9], R12[9];
     double reach = m->d_se_m + m->d_ew_m;
     if (rxy > SRS_REFERENCE_SING_REL * reach) {
         s1 = xsw[1] / rxy;
@@ -280,10 +284,12 @@ static void reference_r03(const pik_srs_model *m, const double xsw[3], double L,
         c1 = 1.0;
         *sing |= PIK_FLAG_SING_REFERENCE;
     }
-    /* t2_ref = atan2(rxy, z) + GC4 * phi, phi the shoulder angle of the S-E-W triangle. */
-    cphi = (m->d_se_m * m->d_se_m + L * L - m->d_ew_m * m->d_ew_m) / (2.0 * m->d_se_m * L);
-    cphi = cphi > 1.0 ? 1.0 : (cphi < -1.0 ? -1.0 : cphi);
-    sphi = sqrt(1.0 - cphi * cphi);
+    /* t2_ref = atan2(rxy, z) + GC4 * phi. */
+    cphi = m->d_se_m + m->d_ew_m * c4;
+    sphi = m->d_ew_m * s4_abs;
+    nphi = sqrt(cphi * cphi + sphi * sphi);
+    cphi /= nphi;
+    sphi /= nphi;
     s2 = sa * cphi + gc4 * ca * sphi;
     c2 = ca * cphi - gc4 * sa * sphi;
     rot_dh(0, s1, c1, R1);
@@ -331,7 +337,7 @@ static int prepare_pose(const pik_srs_model *m, const double T[16], srs_pose *P)
     P->s4 = sqrt(1.0 - c4 * c4);
     for (g = 0; g < 2; ++g) {
         int gc4 = g ? -1 : 1;
-        reference_r03(m, xsw, P->L, gc4, &P->sing, P->R03ref[g]);
+        reference_r03(m, xsw, P->L, gc4, P->c4, P->s4, &P->sing, P->R03ref[g]);
         rot_dh(3, gc4 * P->s4, P->c4, P->R34[g]);
     }
     return PIK_OK;
@@ -587,7 +593,7 @@ int pik_srs_arm_angle(const pik_srs_model *m, const double q_rad[7], double *psi
     }
     t4 = wrap_pi(theta_of_q(m, 3, q_rad[3]));
     gc4 = t4 >= 0.0 ? 1 : -1;
-    reference_r03(m, xsw, L, gc4, &sing, Rref);
+    reference_r03(m, xsw, L, gc4, c[3], fabs(s[3]), &sing, Rref);
     /* M = R03(q) R03ref^T = Rot(u, psi): sin psi = u . vee(M - M^T) / 2, cos psi = (tr M - 1) / 2. */
     mul33_nt(R03, Rref, M);
     *psi_rad_out = pik_atan2((u[0] * (M[7] - M[5]) + u[1] * (M[2] - M[6]) + u[2] * (M[3] - M[1])) * 0.5,
