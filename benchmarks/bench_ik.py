@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """piperik benchmark: prints a table of IK timings, with Pinocchio in the same run.
 
-    python benchmarks/bench_ik.py            # full run (about a minute)
-    python benchmarks/bench_ik.py --quick    # fewer repeats
+    python benchmarks/bench_ik.py                  # full run, every arm (a few minutes)
+    python benchmarks/bench_ik.py --quick          # fewer poses and repeats
+    python benchmarks/bench_ik.py --robot nero     # one arm
 
-Rows (PiPER, firmware >= S-V1.6-3 model):
+Rows, PiPER (firmware >= S-V1.6-3 model):
   C core          pik_arm6_ik over N poses, all solutions + FK self-check, timed inside C
   ik_all / ik     one Python call per pose (median of per-call times over N poses x repeats)
   ik_batch        one call for N poses, ns per pose
@@ -12,6 +13,13 @@ Rows (PiPER, firmware >= S-V1.6-3 model):
   Pinocchio DLS   damped-least-squares IK (the method of Pinocchio's own IK example:
                   SE3 log error, frame Jacobian, damping 1e-12, step 0.1, tolerance 1e-4,
                   max 1000 iterations) started from the mid-range configuration
+Rows, NERO and iiwa 14 (7-DOF):
+  C core ik       pik_srs_ik: all 8 solutions at a given arm angle + FK self-check
+  C core feasible pik_srs_feasible_arm_angles: closed-form in-limit arm-angle intervals
+  C core select   pik_srs_select: psi and branch nearest q_current (q_current = the pose's own
+                  solution + 0.01 rad, as in a control loop)
+  Python ik_all(T, psi), feasible_arm_angles(T), ik(T, q_current) per call; ik_batch per pose
+  Pinocchio DLS   as above, on the same poses
 
 The machine is shared and noisy: compare rows within one run, and read medians. Per-call
 statistics include the timer's own cost (reported as "timer overhead").
@@ -69,7 +77,7 @@ def pinocchio_rows(arm, Ts, n_dls: int):
         import pinocchio as pin
     except ImportError:
         return ["| Pinocchio | - | - | - | not installed (pip install 'piperik[pin]') |"]
-    model = pin.buildModelFromUrdf(str(arm.urdf_path))
+    model = pin.buildModelFromUrdf(str(arm.urdf_path))  # nq equals the arm's dof for every shipped URDF
     data = model.createData()
     fid = model.getFrameId(arm.ee_frame)
     rng = np.random.default_rng(7)
@@ -93,7 +101,7 @@ def pinocchio_rows(arm, Ts, n_dls: int):
                 return True
             J = pin.computeFrameJacobian(model, data, q, fid, pin.LOCAL)
             J = -np.dot(pin.Jlog6(data.oMf[fid].actInv(target).inverse()), J)
-            v = -J.T.dot(np.linalg.solve(J.dot(J.T) + 1e-12 * np.eye(6), err))
+            v = -J.T.dot(np.linalg.solve(J.dot(J.T) + 1e-12 * np.eye(6), err))  # 6 task dims, dof joints
             q = pin.integrate(model, q, v * 0.1)
         return False
 
@@ -112,17 +120,9 @@ def pinocchio_rows(arm, Ts, n_dls: int):
     ]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="fewer poses and repeats")
-    ap.add_argument("--seed", type=int, default=1)
-    args = ap.parse_args()
-    n = 1000 if args.quick else 2000
-    repeats = 3 if args.quick else 10
-    n_dls = 50 if args.quick else 200
-
+def bench_piper(n: int, repeats: int, n_dls: int, seed: int) -> None:
     arm = piperik.Piper()
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(seed)
     Q = rng.uniform(arm.lower, arm.upper, (n, 6))
     Ts = arm.fk(Q)
     # A smooth path (consecutive poses close together), as a control loop sees them.
@@ -133,22 +133,15 @@ def main() -> int:
     T_list = [(T,) for T in Ts]
     Tq_list = [(T, q) for T, q in zip(Ts, Q + 0.01)]
 
-    print(f"piperik {piperik.__version__} benchmark: {platform.processor() or platform.machine()}, "
-          f"Python {platform.python_version()}, numpy {np.__version__}, trig "
-          f"{'libm' if _core.USE_LIBM else 'lookup table'}")
-    print(f"{n} random in-limit PiPER poses (seed {args.seed}), {repeats} repeats; struct sizes "
-          + ", ".join(f"{k} {v} B" for k, v in _core.SIZEOF.items()))
-    print()
+    print(f"\n### PiPER: {n} random in-limit poses (seed {seed}), {repeats} repeats\n")
     print("| what | median | p99 | worst | notes |")
     print("|---|---|---|---|---|")
-
     core = [arm._arm.bench_ik_ns(Ts, 1) for _ in range(repeats * 3)]
     core_path = [arm._arm.bench_ik_ns(Ts_path, 1) for _ in range(repeats * 3)]
     print(row("C core, all solutions + FK self-check", statistics.median(core), None, max(core),
               "per pose, random poses; worst = slowest pass over all poses"))
     print(row("C core, all solutions + FK self-check, smooth path", statistics.median(core_path), None,
               max(core_path), "per pose, consecutive poses close together"))
-
     timer = per_call_ns(lambda: None, [()] * n, repeats)
     ik_all = per_call_ns(arm.ik_all, T_list, repeats)
     ik = per_call_ns(arm.ik, Tq_list, repeats)
@@ -168,6 +161,62 @@ def main() -> int:
               "included in the per-call p99/worst"))
     for line in pinocchio_rows(arm, Ts, n_dls):
         print(line)
+
+
+def bench_srs(arm, n: int, repeats: int, n_dls: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    Q = rng.uniform(arm.lower, arm.upper, (n, 7))
+    Ts = arm.fk(Q)
+    psis = arm.arm_angle(Q)
+    Qc = np.clip(Q + 0.01, arm.lower, arm.upper)
+    print(f"\n### {type(arm).__name__}: {n} random in-limit poses (seed {seed}), {repeats} repeats\n")
+    print("| what | median | p99 | worst | notes |")
+    print("|---|---|---|---|---|")
+    for what, note in (("ik", "per (pose, psi): all 8 solutions + FK self-check"),
+                       ("feasible", "per pose: in-limit arm-angle intervals, 8 branches"),
+                       ("select", "per pose: psi and branch nearest q_current")):
+        r = [arm._arm.bench_ns(what, Ts, psis, Qc, 1) for _ in range(repeats * 2)]
+        print(row(f"C core {what}", statistics.median(r), None, max(r), note + "; worst = slowest pass"))
+    args_all = [(T, p) for T, p in zip(Ts, psis)]
+    args_T = [(T,) for T in Ts]
+    args_ik = [(T, qc) for T, qc in zip(Ts, Qc)]
+    for name, fn, args, note in (("ik_all(T, psi)", arm.ik_all, args_all, "all 8 at a given arm angle"),
+                                 ("feasible_arm_angles(T)", arm.feasible_arm_angles, args_T, "list of intervals"),
+                                 ("ik(T, q_current)", arm.ik, args_ik, "chooses psi and the branch")):
+        samples = per_call_ns(fn, args, max(1, repeats // 2))
+        print(row(f"Python {name}, per call", loop_mean_ns(fn, args, repeats), np.percentile(samples, 99),
+                  samples.max(), note))
+    batch = []
+    for _ in range(repeats):
+        t0 = time.perf_counter_ns()
+        arm.ik_batch(Ts, Qc)
+        batch.append((time.perf_counter_ns() - t0) / n)
+    print(row(f"Python ik_batch({n} poses), per pose", statistics.median(batch), None, max(batch),
+              "chooses psi per pose, GIL released"))
+    for line in pinocchio_rows(arm, Ts, n_dls):
+        print(line)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer poses and repeats")
+    ap.add_argument("--robot", choices=["piper", "nero", "iiwa14", "all"], default="all")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    n = 1000 if args.quick else 2000
+    repeats = 3 if args.quick else 10
+    n_dls = 50 if args.quick else 200
+
+    print(f"piperik {piperik.__version__} benchmark: {platform.processor() or platform.machine()}, "
+          f"Python {platform.python_version()}, numpy {np.__version__}, trig "
+          f"{'libm' if _core.USE_LIBM else 'lookup table'}; struct sizes "
+          + ", ".join(f"{k} {v} B" for k, v in _core.SIZEOF.items()))
+    if args.robot in ("piper", "all"):
+        bench_piper(n, repeats, n_dls, args.seed)
+    if args.robot in ("nero", "all"):
+        bench_srs(piperik.Nero(), n, repeats, n_dls, args.seed)
+    if args.robot in ("iiwa14", "all"):
+        bench_srs(piperik.Iiwa14(), n, repeats, n_dls, args.seed)
     return 0
 
 

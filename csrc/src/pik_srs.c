@@ -1109,40 +1109,58 @@ static void global_search(const srs_cost_ctx *X, const pik_psi_set branch[8], do
     }
 }
 
-/* Local search of branch b from psi0: walk downhill with growing steps until the cost rises, then
- * golden section inside that bracket. */
+/* Local search of branch b from psi0: bracket the minimum by walking downhill with growing steps,
+ * then successive parabolic interpolation (golden steps where the parabola is unusable); the cost
+ * is smooth in psi away from limits, so a few evaluations reach 1e-7 rad. */
 static void local_search(const srs_cost_ctx *X, int b, double psi0, srs_best *best)
 {
-    double f0 = eval_branch(X, b, psi0, best), step = 0.02, dir = 1.0, a, c, fa, fc;
+    double a, x, c, fa, fx, fc, step = 0.02;
     int it;
-    if (f0 == HUGE_VAL) {
+    fx = eval_branch(X, b, psi0, best);
+    if (fx == HUGE_VAL) {
         return;
     }
-    a = psi0 - step;
-    c = psi0 + step;
+    x = psi0;
+    a = x - step;
+    c = x + step;
     fa = eval_branch(X, b, a, best);
     fc = eval_branch(X, b, c, best);
-    if (fa >= f0 && fc >= f0) {
-        golden(X, b, a, c, 26, best);
+    /* expand until x is lower than both neighbours */
+    for (it = 0; it < 12 && !(fx <= fa && fx <= fc); ++it) {
+        step *= 2.0;
+        if (fa < fc) {
+            c = x; fc = fx;
+            x = a; fx = fa;
+            a = x - step;
+            fa = eval_branch(X, b, a, best);
+        } else {
+            a = x; fa = fx;
+            x = c; fx = fc;
+            c = x + step;
+            fc = eval_branch(X, b, c, best);
+        }
+    }
+    if (!(fx <= fa && fx <= fc)) {
         return;
     }
-    if (fa < fc) {
-        dir = -1.0;
-    }
-    /* expand in the descending direction */
-    for (it = 0; it < 12; ++it) {
-        double x = psi0 + dir * step * 2.0, fx = eval_branch(X, b, x, best);
-        if (!(fx < f0)) {
-            if (dir > 0.0) {
-                golden(X, b, psi0 - step, x, 26, best);
-            } else {
-                golden(X, b, x, psi0 + step, 26, best);
-            }
-            return;
+    for (it = 0; it < 24 && c - a > 1e-7; ++it) {
+        double num = (x - a) * (x - a) * (fx - fc) - (x - c) * (x - c) * (fx - fa);
+        double den = (x - a) * (fx - fc) - (x - c) * (fx - fa);
+        double u, fu;
+        int parabolic = den != 0.0 && fa < HUGE_VAL && fc < HUGE_VAL;
+        u = parabolic ? x - 0.5 * num / den : 0.0;
+        if (!parabolic || !(u > a && u < c) || fabs(u - x) < 1e-9) {
+            /* golden step into the larger side */
+            u = (x - a > c - x) ? x - 0.381966 * (x - a) : x + 0.381966 * (c - x);
         }
-        psi0 = x;
-        f0 = fx;
-        step *= 2.0;
+        fu = eval_branch(X, b, u, best);
+        if (fu <= fx) {
+            if (u < x) { c = x; fc = fx; } else { a = x; fa = fx; }
+            x = u;
+            fx = fu;
+        } else {
+            if (u < x) { a = u; fa = fu; } else { c = u; fc = fu; }
+        }
     }
 }
 
@@ -1228,8 +1246,8 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
         local.found = 0;
         local_search(&X, b_c, psi_c, &local);
         probe.found = 0;
-        for (k = 0; k < 12; ++k) {
-            eval_branch(&X, b_c, -PIK_PI + (k + 0.5) * (PIK_TWO_PI / 12.0), &probe);
+        for (k = 0; k < 8; ++k) {
+            eval_branch(&X, b_c, -PIK_PI + (k + 0.5) * (PIK_TWO_PI / 8.0), &probe);
         }
         for (b = 0; b < 8; ++b) {
             double lb = 0.0, th4_b;
