@@ -192,6 +192,32 @@ def random_rotation(rng: np.random.Generator) -> np.ndarray:
     ])
 
 
+#: Recovering the generating q to 1e-9 is asked everywhere except this close to a singularity.
+NEAR_SINGULAR = 1e-5
+#: ... where the pose fixes the joints only to ~1e-15 / distance, and where the solver snaps an elbow
+#: within 1e-6 rad of stretched/folded onto the boundary (PIK_ELBOW_CLAMP_REL = 1e-12 on
+#: cos^2(theta3 + phi)): the generating q is then recovered to about the distance, <= 2e-6 rad.
+NEAR_SINGULAR_RECOVERY_TOL = 2e-6
+
+
+def singularity_distances(arm: piperik.Piper, q) -> dict:
+    """How far q is from each singularity: |cos(theta3 + phi)| (elbow), |sin q5| (wrist), and the
+    wrist centre's distance from the base axis [m] (shoulder)."""
+    g = arm.geometry
+    t3 = q[2] + g["theta_offset_rad"][2]
+    phi = math.atan2(g["a3_m"], g["d4_m"])
+    wc = arm.wrist_center(q)
+    return {"elbow": abs(math.cos(t3 + phi)), "wrist": abs(math.sin(q[4])), "shoulder": math.hypot(wc[0], wc[1])}
+
+
+def recovery_tol(arm: piperik.Piper, q, ignore=()) -> float:
+    """Tolerance for finding the generating q among the IK rows: 1e-9, or 2e-6 within 1e-5 of a
+    singularity not listed in ``ignore`` (a named family that sits exactly on it and is seeded)."""
+    d = singularity_distances(arm, q)
+    near = any(v < NEAR_SINGULAR for k, v in d.items() if k not in ignore)
+    return NEAR_SINGULAR_RECOVERY_TOL if near else 1e-9
+
+
 def rows_containing(Q: np.ndarray, q: np.ndarray, tol: float) -> np.ndarray:
     """Indices of the rows of Q equal to q angle-wise (modulo 2 pi) within tol."""
     Q = np.asarray(Q, dtype=float).reshape(-1, 6)

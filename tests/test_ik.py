@@ -30,6 +30,7 @@ from conftest import (
     random_q_full,
     random_q_in_limits,
     random_rotation,
+    recovery_tol,
     rows_containing,
 )
 
@@ -51,6 +52,16 @@ def assert_fk_exact(arm, Q, T, context=""):
     assert dp.max() <= FK_TOL_POS_M and dr.max() <= FK_TOL_ROT_RAD, (
         f"{context}: max position error {dp.max():.3e} m, rotation error {dr.max():.3e} rad; rows {Q.tolist()}"
     )
+
+
+def assert_recovered(S, q, tol, context=""):
+    """q is among the rows of S (angle-wise within tol): exactly once at tol = 1e-9; near a
+    singularity (tol = 2e-6) two almost-equal roots may both qualify. Returns the matching indices."""
+    idx = rows_containing(S, q, tol)
+    assert len(idx) >= 1, f"{context}: q={q.tolist()} not among the rows (tol {tol:g}): {np.asarray(S).tolist()}"
+    if tol <= 1e-9:
+        assert len(idx) == 1, f"{context}: q={q.tolist()} matches {len(idx)} rows: {np.asarray(S).tolist()}"
+    return idx
 
 
 def wrap(a):
@@ -86,7 +97,13 @@ def limit_margin(arm, q):
 
 
 def brute_force_select(arm, Q, q_current=None, weights=None, margin=0.0):
-    """Index and value of the solution ik should choose, or (None, None): DESIGN.md section 5."""
+    """(index of the row ik should choose or None, {in-limit row index: its score}), DESIGN.md 5.
+
+    Score: sum_i w_i (q_i - q_current_i)^2, or minus the smallest limit margin without q_current;
+    rows closer than ``margin`` to a limit are skipped. Shifting a joint by 2 pi never brings a row
+    (angles in (-pi, pi]) into the PiPER's limits, so the brute force does not try it.
+    """
+    assert np.all(arm.upper < math.pi) and np.all(arm.lower > -math.pi)  # so no 2 pi shift can help
     inside, Qc = in_limits_clipped(arm, Q)
     w = np.ones(6) if weights is None else np.asarray(weights, float)
     best, best_score = None, None
@@ -130,23 +147,31 @@ def test_wrist_center_is_on_the_flange_axis(any_arm, rng):
 # ---- generic poses ----------------------------------------------------------------------------------
 
 def test_ik_all_generic_random(any_arm, rng):
-    """Random in-limit q: 8 exact solutions, q among them, each row distinct, each angle in (-pi, pi]."""
-    for q in random_q_in_limits(any_arm, rng, TEST_COUNT // 5):
+    """Random in-limit q: 8 exact solutions, q among them, each row distinct, each angle in (-pi, pi].
+
+    (A configuration within 1e-5 of a singularity is rare here; it only has to be exact and found
+    to conftest.recovery_tol.)
+    """
+    for q in random_q_in_limits(any_arm, rng, max(200, TEST_COUNT // 5)):
         T = any_arm.fk(q)
         S = any_arm.ik_all(T)
-        assert S.shape == (8, 6), f"q={q.tolist()}: {S.shape}"
+        assert_fk_exact(any_arm, S, T, f"q={q.tolist()}")
         assert np.all(S > -math.pi) and np.all(S <= math.pi), S
-        assert len(rows_containing(S, q, 1e-9)) == 1, f"q={q.tolist()} not recovered exactly once: {S.tolist()}"
+        tol = recovery_tol(any_arm, q)
+        assert_recovered(S, q, tol, "random")
+        if tol > 1e-9:
+            continue
+        assert S.shape == (8, 6), f"q={q.tolist()}: {S.shape}"
         pair = max_angle_diff(S[:, None, :], S[None, :, :])
         np.fill_diagonal(pair, np.inf)
         assert pair.min() > 1e-6, f"duplicate rows for q={q.tolist()}"
-        assert_fk_exact(any_arm, S, T, f"q={q.tolist()}")
 
 
 def test_ik_all_random_reachable_poses(arm, rng):
     """Random positions and orientations (not generated from q): whatever is returned is exact."""
     n_solved = 0
-    for _ in range(TEST_COUNT // 5):
+    n = max(200, TEST_COUNT // 5)
+    for _ in range(n):
         T = np.eye(4)
         T[:3, :3] = random_rotation(rng)
         T[:3, 3] = rng.uniform([-0.7, -0.7, -0.5], [0.7, 0.7, 0.8])
@@ -154,7 +179,7 @@ def test_ik_all_random_reachable_poses(arm, rng):
         assert S.shape[1:] == (6,) and len(S) <= 8
         assert_fk_exact(arm, S, T, f"T={T.tolist()}")
         n_solved += len(S) > 0
-    assert n_solved > TEST_COUNT // 50, f"only {n_solved} random poses reachable: sampling box wrong?"
+    assert n_solved > n // 20, f"only {n_solved} of {n} random poses reachable: sampling box wrong?"
 
 
 def test_solutions_metadata(arm, rng):
@@ -182,8 +207,7 @@ def test_wrist_singular_with_seed(any_arm, rng):
         T = any_arm.fk(q)
         S = any_arm.ik_all(T, seed=q)
         assert_fk_exact(any_arm, S, T, f"wrist q={q.tolist()}")
-        idx = rows_containing(S, q, 1e-9)
-        assert len(idx) == 1, f"wrist q={q.tolist()} not recovered: {S.tolist()}"
+        idx = assert_recovered(S, q, recovery_tol(any_arm, q, ignore=("wrist",)), "wrist")
         sols = any_arm.solutions(T, seed=q)
         assert "wrist" in sols[idx[0]].singular, f"q={q.tolist()}: flags {sols[idx[0]]}"
         # the aligned wrist has one solution, not a flip pair: at most 1 + 3 * 2 rows
@@ -198,11 +222,13 @@ def test_wrist_singular_without_seed(any_arm, rng):
         sols = any_arm.solutions(T)
         S = np.array([s.q for s in sols])
         assert_fk_exact(any_arm, S, T, f"wrist q={q.tolist()}")
-        same_arm = [s for s in sols if max_angle_diff(s.q[[0, 1, 2, 4]], q[[0, 1, 2, 4]]) <= 1e-9]
-        assert len(same_arm) == 1, f"wrist q={q.tolist()}: {S.tolist()}"
+        tol = recovery_tol(any_arm, q, ignore=("wrist",))
+        same_arm = [s for s in sols if max_angle_diff(s.q[[0, 1, 2, 4]], q[[0, 1, 2, 4]]) <= tol]
+        assert same_arm, f"wrist q={q.tolist()}: no row with its q1..q3, q5: {S.tolist()}"
+        assert all("wrist" in s.singular for s in same_arm), f"q5 = 0 not flagged: q={q.tolist()}, {same_arm}"
+        assert len(same_arm) == 1, f"aligned wrist should give one row, not a flip pair: q={q.tolist()}, {same_arm}"
         s = same_arm[0]
-        assert "wrist" in s.singular
-        assert abs(angle_diff(s.q[3] + s.q[5], q[3] + q[5])) <= 1e-9, f"q4+q6: {s.q.tolist()} vs {q.tolist()}"
+        assert abs(angle_diff(s.q[3] + s.q[5], q[3] + q[5])) <= tol, f"q4+q6: {s.q.tolist()} vs {q.tolist()}"
         assert abs(s.q[3]) <= 1e-12, f"q4 should default to 0 without a seed: {s.q.tolist()}"
 
 
@@ -212,8 +238,38 @@ def test_wrist_singular_ik_uses_q_current(arm, rng):
         q[4] = 0.0
         T = arm.fk(q)
         got = arm.ik(T, q)
-        assert max_angle_diff(got, q) <= 1e-9, f"ik(T, q) = {got.tolist()} for q = {q.tolist()}"
+        tol = recovery_tol(arm, q, ignore=("wrist",))
+        assert max_angle_diff(got, q) <= tol, f"ik(T, q) = {got.tolist()} for q = {q.tolist()}"
         assert "wrist" in arm.select(T, q).singular
+
+
+@pytest.mark.parametrize("near", ["elbow", "shoulder"])
+@pytest.mark.parametrize("delta", [1e-5, 1e-4, 1e-3])
+def test_wrist_singular_near_other_singularity_honours_seed(any_arm, rng, near, delta):
+    """q5 = 0 exactly while the elbow is delta from stretched (or q2 is delta from putting the wrist
+    centre on the base axis): the seed's q4 must still be used, so ik_all(T, seed=q) contains q.
+
+    Near those singularities q1..q3 carry rounding noise of ~1e-16 / delta, which makes
+    |sin theta5| a small nonzero number (here ~1e-12 .. 1e-11) instead of 0; if that noise is taken
+    for a real wrist direction, q4 becomes an arbitrary angle (q6 compensates, so the rows stay
+    FK-exact) and the in-limit solution q can be lost: ik(T, q) then jumps to another branch.
+    """
+    q3_stretched = elbow_stretched_q3(any_arm)
+    misses = []
+    for k, q in enumerate(random_q_in_limits(any_arm, rng, 100)):
+        q[4] = 0.0
+        if near == "elbow":
+            q[2] = q3_stretched - delta
+        else:
+            q[1] = shoulder_singular_q2(any_arm, q[2], back=bool(k % 2)) + (delta if k % 4 < 2 else -delta)
+        T = any_arm.fk(q)
+        S = any_arm.ik_all(T, seed=q)
+        assert_fk_exact(any_arm, S, T, f"q={q.tolist()}")
+        d = float(max_angle_diff(S, q[None]).min()) if len(S) else math.inf
+        if d > 1e-6:
+            misses.append((q.tolist(), d))
+    assert not misses, (f"{len(misses)} of 100 wrist-singular poses {delta} from the {near} singularity "
+                        f"lose the seeded solution; e.g. q = {misses[0][0]} (nearest row {misses[0][1]:.3f} rad away)")
 
 
 def test_elbow_stretched(any_arm, rng):
@@ -228,8 +284,9 @@ def test_elbow_stretched(any_arm, rng):
         assert_fk_exact(any_arm, S, T, f"elbow q={q.tolist()}")
         assert 1 <= len(S) <= 4, f"stretched elbow should have one root per shoulder: {S.tolist()}"
         assert all("elbow" in s.singular for s in sols), [s.singular for s in sols]
-        assert len(rows_containing(S, q, 1e-9)) == 1, f"elbow q={q.tolist()} not recovered: {S.tolist()}"
-        assert max_angle_diff(any_arm.ik(T, q), q) <= 1e-9
+        tol = recovery_tol(any_arm, q, ignore=("elbow",))
+        assert_recovered(S, q, tol, "elbow")
+        assert max_angle_diff(any_arm.ik(T, q), q) <= tol
 
 
 def test_shoulder_singular(any_arm, rng):
@@ -245,7 +302,8 @@ def test_shoulder_singular(any_arm, rng):
         # q1 is the seed's, or the seed's + pi on the reach-back branch
         d1 = np.abs(angle_diff(S[:, 0], q[0]))
         assert np.all(np.minimum(d1, math.pi - d1) <= 1e-12), f"q1 not from the seed: {S[:, 0]} vs {q[0]}"
-        assert len(rows_containing(S, q, 1e-9)) == 1, f"shoulder q={q.tolist()} not recovered: {S.tolist()}"
+        tol = recovery_tol(any_arm, q, ignore=("shoulder",))
+        assert_recovered(S, q, tol, "shoulder")
         # without a seed q1 is 0 (or pi) and everything is still exact
         S0 = any_arm.ik_all(T)
         assert_fk_exact(any_arm, S0, T, f"shoulder (no seed) q={q.tolist()}")
@@ -265,7 +323,7 @@ def test_combined_singularities(any_arm, rng):
         sols = any_arm.solutions(T, seed=q)
         S = np.array([s.q for s in sols]).reshape(-1, 6)
         assert_fk_exact(any_arm, S, T, f"combined q={q.tolist()}")
-        assert len(rows_containing(S, q, 1e-9)) == 1, f"combined q={q.tolist()} not recovered: {S.tolist()}"
+        assert_recovered(S, q, 1e-9, "combined")
         for s in sols:
             assert "shoulder" in s.singular and "elbow" in s.singular, s
         if q[4] == 0.0:
@@ -320,7 +378,7 @@ def test_just_beyond_stretched_boundary_is_clamped(any_arm, rng):
         S = np.array([s.q for s in sols])
         assert_fk_exact(any_arm, S, T, f"1e-13 beyond, q={q.tolist()}")
         assert all("elbow" in s.singular for s in sols)
-        assert len(rows_containing(S, q, 1e-9)) == 1
+        assert_recovered(S, q, recovery_tol(any_arm, q, ignore=("elbow",)), "1e-13 beyond")
 
 
 def test_beyond_stretched_boundary_is_unreachable(any_arm, rng):
@@ -393,8 +451,11 @@ def test_ik_near_current_returns_generating_q(any_arm, rng):
         S = any_arm.ik_all(T, seed=qc)
         inside, Sc = in_limits_clipped(any_arm, S)
         d = np.where(inside, np.linalg.norm(Sc - qc, axis=1), np.inf)
-        own = rows_containing(S, q, 1e-9)
-        assert len(own) == 1
+        tol = recovery_tol(any_arm, q)
+        own = assert_recovered(S, q, tol, "near current")
+        if tol > 1e-9:
+            ambiguous += 1
+            continue
         others = np.delete(d, own)
         if others.size and others.min() <= d[own[0]] + 1e-9:
             ambiguous += 1
@@ -526,7 +587,8 @@ def test_ik_batch_per_row_current_tracks_each_row(arm, rng):
     Q0 = random_q_in_limits(arm, rng, 500)
     Q, ok = arm.ik_batch(arm.fk(Q0), Q0)
     assert ok.all()
-    assert max_angle_diff(Q, Q0).max() <= 1e-9
+    tol = np.array([recovery_tol(arm, q) for q in Q0])
+    assert np.all(max_angle_diff(Q, Q0) <= tol)
 
 
 def test_ik_batch_empty(arm):

@@ -45,6 +45,9 @@ darray as_double_array(py::handle obj, const char *name)
     if (!py::isinstance<py::array>(src) && py::hasattr(src, "homogeneous")) {
         src = src.attr("homogeneous");
     }
+    if (py::isinstance<py::array>(src) && py::reinterpret_borrow<py::array>(src).dtype().kind() == 'c') {
+        throw py::value_error(std::string(name) + ": complex numbers are not accepted");
+    }
     darray arr = darray::ensure(src);
     if (!arr) {
         PyErr_Clear();
@@ -53,11 +56,12 @@ darray as_double_array(py::handle obj, const char *name)
     return arr;
 }
 
+// The core refuses magnitudes above 1e300 like NaN and infinity (they overflow its arithmetic).
 void check_finite(const double *v, py::ssize_t n, const char *name)
 {
     for (py::ssize_t i = 0; i < n; ++i) {
-        if (!std::isfinite(v[i])) {
-            throw py::value_error(std::string(name) + ": contains NaN or infinity");
+        if (!(std::fabs(v[i]) <= 1e300)) {
+            throw py::value_error(std::string(name) + ": contains NaN, infinity or a magnitude above 1e300");
         }
     }
 }
@@ -238,6 +242,7 @@ class Arm6 {
         py::ssize_t n = Ts.shape(0);
         JointArg qc = joint_arg(qc_obj, 6, "q_current", n);
         JointArg w = joint_arg(w_obj, 6, "weights");
+        check_weights6(w);
         check_margin(margin);
         auto Q = new_array({n, 6});
         py::array_t<bool> ok(n);
@@ -319,6 +324,17 @@ class Arm6 {
         return a;
     }
 
+    static void check_weights6(const JointArg &w)
+    {
+        if (w.data) {
+            for (int j = 0; j < 6; ++j) {
+                if (w.data[j] < 0.0) {
+                    throw py::value_error("weights: must be >= 0");
+                }
+            }
+        }
+    }
+
     static void check_margin(double margin)
     {
         if (!(margin >= 0.0) || !std::isfinite(margin)) {
@@ -348,13 +364,7 @@ class Arm6 {
         JointArg qc = joint_arg(qc_obj, 6, "q_current");
         JointArg w = joint_arg(w_obj, 6, "weights");
         check_margin(margin);
-        if (w.data) {
-            for (int j = 0; j < 6; ++j) {
-                if (w.data[j] < 0.0) {
-                    throw py::value_error("weights: must be >= 0");
-                }
-            }
-        }
+        check_weights6(w);
         pik_solution_set set;
         // q_current doubles as the seed for the joints a singular pose leaves free.
         darray T = as_double_array(T_obj, "T");

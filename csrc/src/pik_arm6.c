@@ -27,8 +27,15 @@
 #define PIK_SHOULDER_SING_REL 1e-12
 /* Elbow: a target this far (relative) beyond the stretched/folded boundary is clamped onto it. */
 #define PIK_ELBOW_CLAMP_REL 1e-12
-/* Wrist: |sin theta5| below this gives no usable direction for theta4, which is taken from the seed. */
-#define PIK_WRIST_SING_ABS 1e-12
+/* Wrist: |sin theta5| below this gives no usable direction for theta4, which is taken from the seed
+ * (theta5 is then set to exactly 0 or pi). Rounding alone leaves |sin theta5| ~ 1e-11 at a q5 = 0
+ * pose next to a stretched elbow or shoulder singularity; forcing it to 0 costs at most this much
+ * in the FK, well inside the 1e-9 self-check. */
+#define PIK_WRIST_SING_ABS 1e-10
+/* Below this |sin theta5| the seed's q4 (with theta5 = 0 or pi) is tried as well, and kept when it
+ * passes the FK self-check: next to another singularity the rounding in q1..q3 can leave
+ * |sin theta5| ~ 1e-9 at a q5 = 0 pose, and the user's q4 should not be traded for noise. */
+#define PIK_WRIST_NEAR_SING_ABS 1e-6
 
 typedef struct joint_sc {
     double s[6];
@@ -268,6 +275,14 @@ static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist
     }
 }
 
+/* theta6 from R56 = R35^T R36 given theta4 and theta5: c6 = c4c5 r11 + s5 r21 + s4c5 r31,
+ * s6 = -s4 r11 + c4 r31 (r = R36 row-major). Exact even when s5 is tiny. */
+static void wrist_theta6(joint_sc *j, const double r[9])
+{
+    j->s[5] = -j->s[3] * r[0] + j->c[3] * r[6];
+    j->c[5] = j->c[3] * j->c[4] * r[0] + j->s[4] * r[3] + j->s[3] * j->c[4] * r[6];
+}
+
 /* Angles of (near-)unit (sin, cos) pairs, all at once: independent calls back to back let the CPU
  * overlap their latencies, which it cannot do when each is interleaved with dependent algebra. */
 static void atan2_unit_many(const double *s, const double *c, double *out, int n)
@@ -446,20 +461,35 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
         j->s[4] = n5;
         j->c[4] = -r[5];
         n_wrist[k] = 2;
+        j->s[3] = 0.0;
+        j->c[3] = 1.0;
         if (n5 > PIK_WRIST_SING_ABS) {
             double inv_n5 = 1.0 / n5;
             j->s[3] = r[8] * inv_n5;
             j->c[3] = r[2] * inv_n5;
-        } else {
-            /* Axes 4 and 6 aligned: only q4 + q6 (or q6 - q4) is determined; keep the seed's q4. */
-            pik_sincos_inline(seed_th4, &j->s[3], &j->c[3]);
-            n_wrist[k] = 1;
-            arm_flags[k] |= PIK_FLAG_SING_WRIST;
         }
         /* theta6 from R56 = R35^T R36 given theta4, theta5 (exact even when s5 is tiny):
          * c6 = c4c5 r11 + s5 r21 + s4c5 r31, s6 = -s4 r11 + c4 r31. */
-        j->s[5] = -j->s[3] * r[0] + j->c[3] * r[6];
-        j->c[5] = j->c[3] * j->c[4] * r[0] + j->s[4] * r[3] + j->s[3] * j->c[4] * r[6];
+        wrist_theta6(j, r);
+        if (n5 <= PIK_WRIST_NEAR_SING_ABS) {
+            /* Axes 4 and 6 (nearly) aligned: only q4 + q6 (or q6 - q4) is determined; keep the
+             * seed's q4 with theta5 = 0 or pi, when that is exact (always so below
+             * PIK_WRIST_SING_ABS, where the atan2 direction above is noise). */
+            joint_sc trial = *j;
+            double pe, re;
+            pik_sincos_inline(seed_th4, &trial.s[3], &trial.c[3]);
+            trial.s[4] = 0.0;
+            trial.c[4] = r[5] < 0.0 ? 1.0 : -1.0; /* c5 = -r23 */
+            wrist_theta6(&trial, r);
+            /* half the self-check's tolerance: the trade must leave the pose clearly exact */
+            if (n5 <= PIK_WRIST_SING_ABS ||
+                (self_check(m, &trial, r, wc, &pe, &re) && pe <= 0.5 * PIK_SELFCHECK_POS_TOL_M &&
+                 re <= 0.5 * PIK_SELFCHECK_ROT_TOL_RAD)) {
+                *j = trial;
+                n_wrist[k] = 1;
+                arm_flags[k] |= PIK_FLAG_SING_WRIST;
+            }
+        }
         ys[3 * ai] = j->s[3];     xs[3 * ai] = j->c[3];
         ys[3 * ai + 1] = j->s[4]; xs[3 * ai + 1] = j->c[4];
         ys[3 * ai + 2] = j->s[5]; xs[3 * ai + 2] = j->c[5];

@@ -22,7 +22,9 @@
 /* Relative tolerances (of the arm's reach) for the singular configurations. */
 #define SRS_REFERENCE_SING_REL 1e-12
 #define SRS_ELBOW_CLAMP_REL 1e-12
-#define SRS_SING_ABS 1e-12
+/* |sin t2| or |sin t6| below this is a shoulder or wrist singularity (rounding alone reaches ~1e-11
+ * next to another singularity); t2 or t6 is then set to exactly 0 or pi. */
+#define SRS_SING_ABS 1e-10
 
 static const double alpha_sign[7] = {-1.0, 1.0, 1.0, -1.0, -1.0, 1.0, 0.0};
 
@@ -390,6 +392,8 @@ static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, double s
         A->c[0] = R03[1] / n2;
     } else { /* axes 1 and 3 aligned: keep the seed's q1 */
         pik_sincos_inline(theta_of_q(m, 0, seed ? seed[0] : 0.0), &A->s[0], &A->c[0]);
+        A->s[1] = 0.0;
+        A->c[1] = R03[7] < 0.0 ? -1.0 : 1.0;
         A->n_gc2 = 1;
         A->flags |= PIK_FLAG_SING_SHOULDER;
     }
@@ -408,6 +412,8 @@ static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, double s
         A->c[4] = R47[2] / n6;
     } else { /* axes 5 and 7 aligned: keep the seed's q5 */
         pik_sincos_inline(theta_of_q(m, 4, seed ? seed[4] : 0.0), &A->s[4], &A->c[4]);
+        A->s[5] = 0.0;
+        A->c[5] = R47[8] < 0.0 ? -1.0 : 1.0;
         A->n_gc6 = 1;
         A->flags |= PIK_FLAG_SING_WRIST;
     }
