@@ -176,7 +176,8 @@ def bench_srs(arm, n: int, repeats: int, n_dls: int, seed: int) -> None:
                        ("feasible", "per pose: in-limit arm-angle intervals, 8 branches"),
                        ("select", "per pose: psi and branch nearest q_current")):
         r = [arm._arm.bench_ns(what, Ts, psis, Qc, 1) for _ in range(repeats * 2)]
-        print(row(f"C core {what}", statistics.median(r), None, max(r), note + "; worst = slowest pass"))
+        print(row(f"C core {what} (mean per pose)", statistics.median(r), None, max(r),
+                  note + "; median over passes of the mean per pose; worst = slowest pass"))
     args_all = [(T, p) for T, p in zip(Ts, psis)]
     args_T = [(T,) for T in Ts]
     args_ik = [(T, qc) for T, qc in zip(Ts, Qc)]
@@ -184,8 +185,8 @@ def bench_srs(arm, n: int, repeats: int, n_dls: int, seed: int) -> None:
                                  ("feasible_arm_angles(T)", arm.feasible_arm_angles, args_T, "list of intervals"),
                                  ("ik(T, q_current)", arm.ik, args_ik, "chooses psi and the branch")):
         samples = per_call_ns(fn, args, max(1, repeats // 2))
-        print(row(f"Python {name}, per call", loop_mean_ns(fn, args, repeats), np.percentile(samples, 99),
-                  samples.max(), note))
+        print(row(f"Python {name}, per call", np.median(samples), np.percentile(samples, 99), samples.max(),
+                  f"{note}; mean {samples.mean() / 1000:.2f} us"))
     batch = []
     for _ in range(repeats):
         t0 = time.perf_counter_ns()

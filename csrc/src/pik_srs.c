@@ -1086,11 +1086,15 @@ static void widest_interval(const pik_psi_set *S, double *width, double *centre)
 /* Global search: in every feasible interval of every branch, 16 samples (plus the current arm
  * angle clamped into it, and both ends); every sample that is not higher than its neighbours is
  * refined by golden section between them. */
-static void global_search(const srs_cost_ctx *X, const pik_psi_set branch[8], double psi_c, srs_best *best)
+static void global_search(const srs_cost_ctx *X, const pik_psi_set branch[8], const double *lower_bound,
+                          double psi_c, srs_best *best)
 {
     enum { NS = 16 };
     int b, k, i;
     for (b = 0; b < 8; ++b) {
+        if (lower_bound && best->found && lower_bound[b] >= best->cost) {
+            continue; /* no arm angle of this branch can beat what we have */
+        }
         for (k = 0; k < branch[b].count; ++k) {
             double lo = branch[b].lo_rad[k], hi = branch[b].hi_rad[k], inset = 1e-9 * (hi - lo);
             double x[NS + 2], f[NS + 2];
@@ -1233,12 +1237,12 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
         }
     } else if (policy == PIK_PSI_MAX_MARGIN) {
         pik_srs_feasible_arm_angles(m, T, branch, 0);
-        global_search(&X, branch, 0.0, &best);
+        global_search(&X, branch, 0, 0.0, &best);
     } else {
         /* Nearest to q_current. Fast path: the branch of q_current, searched around its arm angle,
          * then proven against the other branches by lower bounds: t4 is constant on a branch, and a
          * branch with the other sign of t2 (t6) is at least |t2_current| (|t6_current|) away. */
-        double psi_c, th_c[7], lb_other = HUGE_VAL;
+        double psi_c, th_c[7], lb_other = HUGE_VAL, lb[8];
         int b_c, fast_ok;
         srs_best local, probe;
         pik_srs_arm_angle(m, q_current_rad, &psi_c);
@@ -1255,27 +1259,32 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
         for (k = 0; k < 8; ++k) {
             eval_branch(&X, b_c, -PIK_PI + (k + 0.5) * (PIK_TWO_PI / 8.0), &probe);
         }
+        /* The bounds hold for joints whose range lies within [-pi, pi] (no 2pi shifts). */
+        int bounds_valid = 1;
+        for (j = 1; j < 6; j += 2) {
+            bounds_valid &= m->lower_rad[j] >= -PIK_PI && m->upper_rad[j] <= PIK_PI;
+        }
         for (b = 0; b < 8; ++b) {
-            double lb = 0.0, th4_b;
+            double th4_b;
             int g = (b >> 1) & 1;
-            if (b == b_c) {
+            lb[b] = 0.0;
+            if (!bounds_valid) {
                 continue;
             }
             if ((b & 1) != (b_c & 1)) {
-                lb += (X.w ? X.w[1] : 1.0) * th_c[1] * th_c[1];
+                lb[b] += (X.w ? X.w[1] : 1.0) * th_c[1] * th_c[1];
             }
             if ((b & 4) != (b_c & 4)) {
-                lb += (X.w ? X.w[5] : 1.0) * th_c[5] * th_c[5];
+                lb[b] += (X.w ? X.w[5] : 1.0) * th_c[5] * th_c[5];
             }
             th4_b = pik_atan2((g ? -1.0 : 1.0) * P.s4, P.c4);
-            lb += (X.w ? X.w[3] : 1.0) * (th4_b - th_c[3]) * (th4_b - th_c[3]);
-            lb_other = lb < lb_other ? lb : lb_other;
+            lb[b] += (X.w ? X.w[3] : 1.0) * (th4_b - th_c[3]) * (th4_b - th_c[3]);
+            if (b != b_c && lb[b] < lb_other) {
+                lb_other = lb[b];
+            }
         }
-        /* The bounds hold for joints whose range lies within [-pi, pi] (no 2pi shifts). */
-        fast_ok = local.found && (!probe.found || local.cost <= probe.cost) && local.cost <= lb_other;
-        for (j = 1; j < 6 && fast_ok; j += 2) {
-            fast_ok = m->lower_rad[j] >= -PIK_PI && m->upper_rad[j] <= PIK_PI;
-        }
+        lb[b_c] = 0.0; /* the current branch is searched in full on the slow path */
+        fast_ok = bounds_valid && local.found && (!probe.found || local.cost <= probe.cost) && local.cost <= lb_other;
         if (fast_ok) {
             best = local;
         } else {
@@ -1284,7 +1293,7 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
             if (probe.found && (!best.found || probe.cost < best.cost)) {
                 best = probe;
             }
-            global_search(&X, branch, psi_c, &best);
+            global_search(&X, branch, lb, psi_c, &best);
         }
     }
     if (!best.found) {
