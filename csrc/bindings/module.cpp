@@ -578,35 +578,8 @@ class Arm7 {
     py::tuple select(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj, py::handle w_obj,
                      double margin) const
     {
-        darray T = pose_arg(T_obj, "T");
-        JointArg qc = joint_arg(qc_obj, 7, "q_current");
-        JointArg w = joint_arg(w_obj, 7, "weights");
-        check_weights(w);
-        if (!(margin >= 0.0) || !std::isfinite(margin)) {
-            throw py::value_error("limit_margin: must be a finite number >= 0 [rad]");
-        }
-        double psi = 0.0;
-        if (policy == PIK_PSI_GIVEN) {
-            psi = psi_obj.cast<double>();
-            if (!std::isfinite(psi)) {
-                throw py::value_error("psi: must be finite [rad]");
-            }
-        }
-        pik_select_options opts = {w.data, margin};
         pik_selection sel;
-        int st = pik_srs_select(&m_, T.data(), qc.data, static_cast<pik_psi_policy>(policy), &psi, &opts, &sel);
-        if (st == PIK_UNREACHABLE) {
-            throw NoSolution("unreachable: the pose is outside the workspace of " + name());
-        }
-        if (st == PIK_NONE_IN_LIMITS) {
-            throw NoSolution(policy == PIK_PSI_GIVEN
-                                 ? "no solution within the joint limits at psi = " + std::to_string(psi) + " rad"
-                                 : "no arm angle has a solution within the joint limits" +
-                                       std::string(margin > 0.0 ? " (with the limit margin)" : ""));
-        }
-        if (st != PIK_OK) {
-            throw py::value_error(pose_error(st, T.data(), "T"));
-        }
+        double psi = select_impl(T_obj, qc_obj, policy, psi_obj, w_obj, margin, sel);
         auto q = new_array({7});
         std::memcpy(q.mutable_data(), sel.q_rad, 7 * sizeof(double));
         return py::make_tuple(q, sel.flags, sel.index, psi, sel.distance, sel.limit_margin_rad);
@@ -615,8 +588,11 @@ class Arm7 {
     py::array_t<double> ik(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj, py::handle w_obj,
                            double margin) const
     {
-        py::tuple t = select(T_obj, qc_obj, policy, psi_obj, w_obj, margin);
-        return t[0].cast<py::array_t<double>>();
+        pik_selection sel;
+        select_impl(T_obj, qc_obj, policy, psi_obj, w_obj, margin, sel);
+        auto q = new_array({7});
+        std::memcpy(q.mutable_data(), sel.q_rad, 7 * sizeof(double));
+        return q;
     }
 
     // (Q (N,7) NaN rows where not ok, ok (N,), status (N,), psi (N,)); q_current (7,) or (N,7).
@@ -771,6 +747,41 @@ class Arm7 {
             throw py::value_error(std::string(name) + ": expected a 4x4 homogeneous transform, got shape " + shape_str(T));
         }
         return T;
+    }
+
+    // Validates, runs pik_srs_select, maps its status to exceptions; returns the chosen psi.
+    double select_impl(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj, py::handle w_obj,
+                       double margin, pik_selection &sel) const
+    {
+        darray T = pose_arg(T_obj, "T");
+        JointArg qc = joint_arg(qc_obj, 7, "q_current");
+        JointArg w = joint_arg(w_obj, 7, "weights");
+        check_weights(w);
+        if (!(margin >= 0.0) || !std::isfinite(margin)) {
+            throw py::value_error("limit_margin: must be a finite number >= 0 [rad]");
+        }
+        double psi = 0.0;
+        if (policy == PIK_PSI_GIVEN) {
+            psi = psi_obj.cast<double>();
+            if (!std::isfinite(psi)) {
+                throw py::value_error("psi: must be finite [rad]");
+            }
+        }
+        pik_select_options opts = {w.data, margin};
+        int st = pik_srs_select(&m_, T.data(), qc.data, static_cast<pik_psi_policy>(policy), &psi, &opts, &sel);
+        if (st == PIK_UNREACHABLE) {
+            throw NoSolution("unreachable: the pose is outside the workspace of " + name());
+        }
+        if (st == PIK_NONE_IN_LIMITS) {
+            throw NoSolution(policy == PIK_PSI_GIVEN
+                                 ? "no solution within the joint limits at psi = " + std::to_string(psi) + " rad"
+                                 : "no arm angle has a solution within the joint limits" +
+                                       std::string(margin > 0.0 ? " (with the limit margin)" : ""));
+        }
+        if (st != PIK_OK) {
+            throw py::value_error(pose_error(st, T.data(), "T"));
+        }
+        return psi;
     }
 
     void solve(py::handle T_obj, double psi, py::handle seed_obj, pik_solution_set &set) const
