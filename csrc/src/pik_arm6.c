@@ -233,7 +233,8 @@ static double joint_angle(const pik_arm6_model *m, int i, double theta)
  * flip (theta4 + pi, -theta5, theta6 + pi) is formed as theta -+ pi toward zero, staying in
  * [-pi, pi]. Nothing is emitted when the check failed. */
 static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist, uint32_t flags,
-                     double pos_err, double rot_err, int ok, int only_in_limits, pik_solution_set *out)
+                     double pos_err, double rot_err, double singularity, int ok, int only_in_limits,
+                     pik_solution_set *out)
 {
     double q_arm[3], th_wrist[2][3];
     int i, w, arm_in;
@@ -268,6 +269,7 @@ static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist
         sol->flags = flags | (w ? PIK_FLAG_WRIST_FLIP : 0u) | (in ? PIK_FLAG_IN_LIMITS : 0u);
         sol->pos_err_m = pos_err;
         sol->rot_err_rad = rot_err;
+        sol->singularity = singularity;
         /* Filtering keeps what the selection could still use: angles within limits up to 2pi. */
         out->count += !only_in_limits || (admissible(sol->q_rad[3], m->lower_rad[3], m->upper_rad[3]) &
                                           admissible(sol->q_rad[4], m->lower_rad[4], m->upper_rad[4]) &
@@ -314,7 +316,7 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
     int n_wrist[MAX_ARMS];
     double ys[3 * MAX_ARMS + 1], xs[3 * MAX_ARMS + 1], arm_angles[3 + MAX_ARMS], wrist_angles[3 * MAX_ARMS + 1];
     double R[9], p[3], wc[3];
-    double rxy, reach, L, inv_L, K, D, cphi, sphi, h, s1, c1, rho, inv_uv;
+    double rxy, reach, L, inv_L, K, D, cphi, sphi, h, s1, c1, rho, inv_uv, sing_arm;
     double s3[2], c3[2];
     double seed_th1, seed_th4;
     int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0;
@@ -382,6 +384,10 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
     sphi = m->a3_m * inv_L;
     {
         double sa = K * inv_L, ca = sqrt(D) * inv_L;
+        /* Singularity measure of the arm: |cos(t3 + phi)| (0 with the elbow stretched or folded)
+         * and the wrist centre's distance from the base axis relative to the reach. */
+        sing_arm = rxy / reach < ca ? rxy / reach : ca;
+        sing_arm = sing_arm > 1.0 ? 1.0 : sing_arm;
         for (ei = 0; ei < 2; ++ei) {
             double cae = ei ? -ca : ca; /* root B: t3 + phi = pi - asin(K/L) */
             s3[ei] = sa * cphi - cae * sphi;
@@ -510,10 +516,61 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
         ok = self_check(m, &arm[k], r36[k], wc, &pos_err, &rot_err);
         /* The wrist flip negates s4, c4, s5, s6, c6 and leaves every product in R36, hence the
          * check and its residual, unchanged. */
-        emit_arm(m, theta, n_wrist[k], arm_flags[k], pos_err, rot_err, ok, only_in_limits, out);
+        emit_arm(m, theta, n_wrist[k], arm_flags[k], pos_err, rot_err,
+                 fabs(arm[k].s[4]) < sing_arm ? fabs(arm[k].s[4]) : sing_arm, ok, only_in_limits, out);
     }
     if (out->count > 0) {
         return PIK_OK;
     }
     return only_in_limits && n_arms > 0 ? PIK_NONE_IN_LIMITS : PIK_UNREACHABLE;
+}
+
+uint32_t pik_arm6_branch(const pik_arm6_model *m, const double q_rad[6])
+{
+    joint_sc j;
+    double u, v, rho, L, cphi, sphi, ca;
+    uint32_t b = 0u;
+    if (m == 0 || q_rad == 0 || !finite6(q_rad)) {
+        return 0u;
+    }
+    joint_sincos(m, q_rad, &j);
+    u = m->a2_m + m->a3_m * j.c[2] + m->d4_m * j.s[2];
+    v = m->a3_m * j.s[2] - m->d4_m * j.c[2];
+    rho = j.c[1] * u - j.s[1] * v; /* < 0: the wrist centre is behind axis 1 (reach over) */
+    L = sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
+    cphi = m->d4_m / L;
+    sphi = m->a3_m / L;
+    ca = j.c[2] * cphi - j.s[2] * sphi; /* cos(t3 + phi) */
+    if (rho < 0.0) {
+        b |= PIK_FLAG_SHOULDER_BACK;
+    }
+    if (ca < 0.0) {
+        b |= PIK_FLAG_ELBOW_B;
+    }
+    if (j.s[4] < 0.0) {
+        b |= PIK_FLAG_WRIST_FLIP;
+    }
+    return b;
+}
+
+double pik_arm6_singularity(const pik_arm6_model *m, const double q_rad[6])
+{
+    joint_sc j;
+    double u, v, rho, L, ca, wc_x, wc_y, reach, meas;
+    if (m == 0 || q_rad == 0 || !finite6(q_rad)) {
+        return 0.0;
+    }
+    joint_sincos(m, q_rad, &j);
+    u = m->a2_m + m->a3_m * j.c[2] + m->d4_m * j.s[2];
+    v = m->a3_m * j.s[2] - m->d4_m * j.c[2];
+    rho = j.c[1] * u - j.s[1] * v;
+    L = sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
+    ca = fabs(j.c[2] * (m->d4_m / L) - j.s[2] * (m->a3_m / L));
+    wc_x = j.c[0] * rho;
+    wc_y = j.s[0] * rho;
+    reach = m->a2_m + L;
+    meas = sqrt(wc_x * wc_x + wc_y * wc_y) / reach;
+    meas = ca < meas ? ca : meas;
+    meas = fabs(j.s[4]) < meas ? fabs(j.s[4]) : meas;
+    return meas > 1.0 ? 1.0 : meas;
 }

@@ -5,6 +5,24 @@
 
 #define PIK_PI 3.14159265358979323846
 #define PIK_TWO_PI 6.28318530717958647692
+#define PIK_DEFAULT_CONTINUOUS_STEP_RAD 0.1
+
+pik_select_options pik_select_options_default(void)
+{
+    pik_select_options o;
+    o.weights = 0;
+    o.limit_margin_rad = 0.0;
+    o.soft_limit_margin_rad = 2.0 * PIK_PI / 180.0;
+    o.limit_penalty = 1.0;
+    o.singularity_margin = 0.05;
+    o.singularity_penalty = 1.0;
+    o.branch_switch_penalty = 1.0;
+    o.branch_current = -1;
+    o.continuous_step_rad = PIK_DEFAULT_CONTINUOUS_STEP_RAD;
+    o.keep_branch = 0;
+    o.max_step_rad = 0.0;
+    return o;
+}
 
 /* Moves q by +-2pi when that keeps it inside [lo, hi] and brings it closer to target. */
 static double nearest_equivalent(double q, double lo, double hi, double target)
@@ -23,11 +41,13 @@ static double nearest_equivalent(double q, double lo, double hi, double target)
 int pik_select(const pik_solution_set *set, const double *lower_rad, const double *upper_rad,
                const double *q_current_rad, const pik_select_options *opts, pik_selection *sel)
 {
-    int i, j, dof, best = -1, any_shift = 0;
-    double best_score = HUGE_VAL, best_margin = 0.0, best_dist = 0.0;
+    static const pik_select_options zero_opts; /* const: not mutable state */
+    const pik_select_options *o = opts ? opts : &zero_opts;
+    int i, j, dof, best = -1, any_shift = 0, blocked_by_branch = 0;
+    double best_score = HUGE_VAL, best_margin = 0.0, best_dist = 0.0, best_step = 0.0;
+    int best_step_joint = -1, best_switched = 0;
     double best_q[PIK_MAX_DOF];
-    double margin_min = opts ? opts->limit_margin_rad : 0.0;
-    const double *w = opts ? opts->weights : 0;
+    double continuous = o->continuous_step_rad > 0.0 ? o->continuous_step_rad : PIK_DEFAULT_CONTINUOUS_STEP_RAD;
     if (sel == 0) {
         return PIK_ERR_NULL;
     }
@@ -35,6 +55,11 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
     sel->flags = 0u;
     sel->distance = 0.0;
     sel->limit_margin_rad = 0.0;
+    sel->singularity = 0.0;
+    sel->max_step_rad = 0.0;
+    sel->max_step_joint = -1;
+    sel->step_exceeded = 0;
+    sel->branch_switched = 0;
     for (j = 0; j < PIK_MAX_DOF; ++j) {
         sel->q_rad[j] = 0.0;
         best_q[j] = 0.0;
@@ -44,7 +69,8 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
     }
     dof = set->dof;
     if (dof < 1 || dof > PIK_MAX_DOF || set->count < 0 || set->count > PIK_MAX_SOLUTIONS ||
-        !(margin_min >= 0.0)) {
+        !(o->limit_margin_rad >= 0.0) || !(o->soft_limit_margin_rad >= 0.0) || !(o->limit_penalty >= 0.0) ||
+        !(o->singularity_penalty >= 0.0) || !(o->branch_switch_penalty >= 0.0) || !(o->max_step_rad >= 0.0)) {
         return PIK_ERR_BAD_ARGUMENT;
     }
     if (set->count == 0) {
@@ -55,8 +81,8 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
         any_shift |= (upper_rad[j] > PIK_PI) | (lower_rad[j] < -PIK_PI);
     }
     for (i = 0; i < set->count; ++i) {
-        double q[PIK_MAX_DOF], margin = HUGE_VAL, dist = 0.0, score;
-        int inside = 1;
+        double q[PIK_MAX_DOF], margin = HUGE_VAL, dist = 0.0, soft = 0.0, score, step = 0.0;
+        int inside = 1, step_joint = -1, switched;
         if (!any_shift) {
             /* Cheap rejection first (most solutions violate some limit): comparisons only. */
             for (j = 0; j < dof; ++j) {
@@ -68,7 +94,7 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
             }
         }
         for (j = 0; j < dof; ++j) {
-            double qj = set->sol[i].q_rad[j], lo = lower_rad[j], hi = upper_rad[j], d, m_lo, m_hi;
+            double qj = set->sol[i].q_rad[j], lo = lower_rad[j], hi = upper_rad[j], m_lo, m_hi, mj;
             if (any_shift) {
                 qj = nearest_equivalent(qj, lo, hi, q_current_rad ? q_current_rad[j] : 0.5 * (lo + hi));
             }
@@ -78,25 +104,53 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
             q[j] = qj;
             m_lo = qj - lo;
             m_hi = hi - qj;
-            margin = m_lo < margin ? m_lo : margin;
-            margin = m_hi < margin ? m_hi : margin;
-            d = q_current_rad ? qj - q_current_rad[j] : 0.0;
-            dist += (w ? w[j] : 1.0) * d * d;
+            mj = m_lo < m_hi ? m_lo : m_hi;
+            margin = mj < margin ? mj : margin;
+            if (mj < o->soft_limit_margin_rad) {
+                soft += (o->soft_limit_margin_rad - mj) * (o->soft_limit_margin_rad - mj);
+            }
+            if (q_current_rad) {
+                double d = qj - q_current_rad[j];
+                dist += (o->weights ? o->weights[j] : 1.0) * d * d;
+                if (fabs(d) > step) {
+                    step = fabs(d);
+                    step_joint = j;
+                }
+            }
         }
-        /* Lower is better: the distance, or the negated margin without q_current. */
-        score = q_current_rad ? dist : -margin;
-        if (inside && margin >= margin_min && score < best_score) { /* strict: ties keep the lower index */
+        if (!inside || margin < o->limit_margin_rad) {
+            continue;
+        }
+        switched = o->branch_current >= 0 && (int)(set->sol[i].flags & PIK_BRANCH_MASK) != o->branch_current &&
+                   step > continuous;
+        if (switched && o->keep_branch) {
+            blocked_by_branch = 1;
+            continue;
+        }
+        /* Lower is better: the distance, or the negated margin without q_current; plus penalties. */
+        score = (q_current_rad ? dist : -margin) + o->limit_penalty * soft;
+        if (set->sol[i].singularity < o->singularity_margin) {
+            double s = o->singularity_margin - set->sol[i].singularity;
+            score += o->singularity_penalty * s * s;
+        }
+        if (switched) {
+            score += o->branch_switch_penalty;
+        }
+        if (score < best_score) { /* strict: ties keep the lower index */
             best = i;
             best_score = score;
             best_margin = margin;
             best_dist = dist;
+            best_step = step;
+            best_step_joint = step_joint;
+            best_switched = switched;
             for (j = 0; j < dof; ++j) {
                 best_q[j] = q[j];
             }
         }
     }
     if (best < 0) {
-        return PIK_NONE_IN_LIMITS;
+        return blocked_by_branch ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
     sel->index = best;
     for (j = 0; j < dof; ++j) {
@@ -105,5 +159,10 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
     sel->flags = set->sol[best].flags;
     sel->distance = q_current_rad ? sqrt(best_dist) : 0.0;
     sel->limit_margin_rad = best_margin;
+    sel->singularity = set->sol[best].singularity;
+    sel->max_step_rad = best_step;
+    sel->max_step_joint = best_step_joint;
+    sel->step_exceeded = o->max_step_rad > 0.0 && best_step > o->max_step_rad;
+    sel->branch_switched = best_switched;
     return PIK_OK;
 }

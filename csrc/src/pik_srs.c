@@ -449,6 +449,14 @@ static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, double s
     A->ok = A->pos_err <= PIK_SELFCHECK_POS_TOL_M && A->rot_err <= PIK_SELFCHECK_ROT_TOL_RAD;
 }
 
+/* Singularity measure: the smallest of |sin t2| (shoulder), |sin t4| (elbow), |sin t6| (wrist). */
+static double srs_singularity(double s2, double s4, double s6)
+{
+    double a = fabs(s2), b = fabs(s4), c = fabs(s6);
+    double m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
 static int within(double q, double lo, double hi)
 {
     return (q >= lo - PIK_LIMIT_TOL_RAD) & (q <= hi + PIK_LIMIT_TOL_RAD);
@@ -490,6 +498,7 @@ static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_m
             sol->flags = flags | (in ? PIK_FLAG_IN_LIMITS : 0u);
             sol->pos_err_m = A->pos_err;
             sol->rot_err_rad = A->rot_err;
+            sol->singularity = srs_singularity(A->s[1], A->s[3], A->s[5]);
         }
     }
 }
@@ -911,7 +920,7 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const double T[16], pik_
 
 /* Joint angles (GC2 = GC6 = +1) of arm g at psi, without the self-check: the search's inner loop.
  * The chosen psi is solved again exactly, with its check, before it is returned. */
-static void arm_thetas(const srs_pose *P, int g, double psi, double th[7])
+static void arm_thetas(const srs_pose *P, int g, double psi, double th[7], double *singularity)
 {
     double spsi, cpsi, R03[9], R30R[9], R47[9], n2, n6, i2, i6, sn[6], cs[6], out[6];
     pik_sincos_inline(psi, &spsi, &cpsi);
@@ -933,22 +942,26 @@ static void arm_thetas(const srs_pose *P, int g, double psi, double th[7])
     th[0] = out[0]; th[1] = out[1]; th[2] = out[2];
     th[3] = pik_atan2_unit_inline((g ? -1.0 : 1.0) * P->s4, P->c4);
     th[4] = out[3]; th[5] = out[4]; th[6] = out[5];
+    *singularity = srs_singularity(n2, P->s4, n6);
 }
 
 typedef struct srs_cost_ctx {
     const pik_srs_model *m;
     const srs_pose *P;
     const double *qc;      /* may be NULL */
-    const double *w;       /* may be NULL */
-    double margin_min;
+    const pik_select_options *o; /* never NULL */
     int use_margin;        /* minimise -margin instead of the distance */
+    double continuous;     /* a step up to this is continuous */
+    int blocked;           /* set when keep_branch rejected a candidate */
 } srs_cost_ctx;
 
-/* Cost of branch b given its arm's representative angles; HUGE_VAL when outside the limits. */
-static double branch_cost(const srs_cost_ctx *X, int b, const double th_rep[7], double q_out[7])
+/* Cost of branch b given its arm's representative angles (pik_select_options' cost, see
+ * pik_types.h); HUGE_VAL when outside the limits or rejected by keep_branch. */
+static double branch_cost(srs_cost_ctx *X, int b, const double th_rep[7], double singularity, double q_out[7])
 {
     const pik_srs_model *m = X->m;
-    double th[7], margin = HUGE_VAL, dist = 0.0;
+    const pik_select_options *o = X->o;
+    double th[7], margin = HUGE_VAL, dist = 0.0, soft = 0.0, step = 0.0, cost;
     int j;
     memcpy(th, th_rep, sizeof th);
     if (b & 1) {
@@ -962,7 +975,7 @@ static double branch_cost(const srs_cost_ctx *X, int b, const double th_rep[7], 
         th[6] -= copysign(PIK_PI, th[6]);
     }
     for (j = 0; j < 7; ++j) {
-        double q = q_of_theta(m, j, th[j]), lo = m->lower_rad[j], hi = m->upper_rad[j];
+        double q = q_of_theta(m, j, th[j]), lo = m->lower_rad[j], hi = m->upper_rad[j], mj;
         if (X->qc) { /* a joint may take q +- 2pi where its range allows */
             double alt1 = q + PIK_TWO_PI, alt2 = q - PIK_TWO_PI;
             if (within(alt1, lo, hi) && fabs(alt1 - X->qc[j]) < fabs(q - X->qc[j])) {
@@ -979,17 +992,32 @@ static double branch_cost(const srs_cost_ctx *X, int b, const double th_rep[7], 
         if (q_out) {
             q_out[j] = q;
         }
-        margin = q - lo < margin ? q - lo : margin;
-        margin = hi - q < margin ? hi - q : margin;
+        mj = q - lo < hi - q ? q - lo : hi - q;
+        margin = mj < margin ? mj : margin;
+        if (mj < o->soft_limit_margin_rad) {
+            soft += (o->soft_limit_margin_rad - mj) * (o->soft_limit_margin_rad - mj);
+        }
         if (X->qc) {
             double d = q - X->qc[j];
-            dist += (X->w ? X->w[j] : 1.0) * d * d;
+            dist += (o->weights ? o->weights[j] : 1.0) * d * d;
+            step = fabs(d) > step ? fabs(d) : step;
         }
     }
-    if (margin < X->margin_min) {
+    if (margin < o->limit_margin_rad) {
         return HUGE_VAL;
     }
-    return X->use_margin ? -margin : dist;
+    cost = (X->use_margin ? -margin : dist) + o->limit_penalty * soft;
+    if (singularity < o->singularity_margin) {
+        cost += o->singularity_penalty * (o->singularity_margin - singularity) * (o->singularity_margin - singularity);
+    }
+    if (o->branch_current >= 0 && b != o->branch_current && step > X->continuous) {
+        if (o->keep_branch) {
+            X->blocked = 1;
+            return HUGE_VAL;
+        }
+        cost += o->branch_switch_penalty;
+    }
+    return cost;
 }
 
 typedef struct srs_best {
@@ -998,15 +1026,15 @@ typedef struct srs_best {
     int branch;
 } srs_best;
 
-static double eval_branch(const srs_cost_ctx *X, int b, double psi, srs_best *best)
+static double eval_branch(srs_cost_ctx *X, int b, double psi, srs_best *best)
 {
-    double th[7], cost;
+    double th[7], cost, sing;
     int g = (b >> 1) & 1;
     if (g >= X->P->n_gc4) {
         return HUGE_VAL;
     }
-    arm_thetas(X->P, g, psi, th);
-    cost = branch_cost(X, b, th, 0);
+    arm_thetas(X->P, g, psi, th, &sing);
+    cost = branch_cost(X, b, th, sing, 0);
     if (cost < HUGE_VAL && (!best->found || cost < best->cost)) {
         best->found = 1;
         best->cost = cost;
@@ -1017,15 +1045,15 @@ static double eval_branch(const srs_cost_ctx *X, int b, double psi, srs_best *be
 }
 
 /* All 8 branches at one psi (two arm evaluations). */
-static void eval_all(const srs_cost_ctx *X, double psi, srs_best *best)
+static void eval_all(srs_cost_ctx *X, double psi, srs_best *best)
 {
     int g, b;
     for (g = 0; g < X->P->n_gc4; ++g) {
-        double th[7];
-        arm_thetas(X->P, g, psi, th);
+        double th[7], sing;
+        arm_thetas(X->P, g, psi, th, &sing);
         for (b = 0; b < 8; ++b) {
             if (((b >> 1) & 1) == g) {
-                double cost = branch_cost(X, b, th, 0);
+                double cost = branch_cost(X, b, th, sing, 0);
                 if (cost < HUGE_VAL && (!best->found || cost < best->cost)) {
                     best->found = 1;
                     best->cost = cost;
@@ -1038,7 +1066,7 @@ static void eval_all(const srs_cost_ctx *X, double psi, srs_best *best)
 }
 
 /* Golden-section search of branch b's cost on [lo, hi]. */
-static void golden(const srs_cost_ctx *X, int b, double lo, double hi, int iterations, srs_best *best)
+static void golden(srs_cost_ctx *X, int b, double lo, double hi, int iterations, srs_best *best)
 {
     const double ratio = 0.6180339887498949;
     double x1 = hi - ratio * (hi - lo), x2 = lo + ratio * (hi - lo);
@@ -1086,7 +1114,7 @@ static void widest_interval(const pik_psi_set *S, double *width, double *centre)
 /* Global search: in every feasible interval of every branch, 16 samples (plus the current arm
  * angle clamped into it, and both ends); every sample that is not higher than its neighbours is
  * refined by golden section between them. */
-static void global_search(const srs_cost_ctx *X, const pik_psi_set branch[8], const double *lower_bound,
+static void global_search(srs_cost_ctx *X, const pik_psi_set branch[8], const double *lower_bound,
                           double psi_c, srs_best *best)
 {
     enum { NS = 16 };
@@ -1123,7 +1151,7 @@ static void global_search(const srs_cost_ctx *X, const pik_psi_set branch[8], co
  * then successive parabolic interpolation (golden steps where the parabola is unusable); the cost
  * is smooth in psi away from limits, so a few evaluations bracket it to 2e-5 rad (the cost is then
  * within ~1e-10 of its minimum; the solution returned is exact whatever psi is chosen). */
-static void local_search(const srs_cost_ctx *X, int b, double psi0, srs_best *best)
+static void local_search(srs_cost_ctx *X, int b, double psi0, srs_best *best)
 {
     double a, x, c, fa, fx, fc, step = 0.02;
     int it;
@@ -1178,6 +1206,7 @@ static void local_search(const srs_cost_ctx *X, int b, double psi0, srs_best *be
 int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_current_rad, pik_psi_policy policy,
                    double *psi_rad_inout, const pik_select_options *opts, pik_selection *sel)
 {
+    static const pik_select_options zero_opts; /* const: not mutable state */
     srs_pose P;
     pik_psi_set branch[8];
     srs_best best;
@@ -1191,10 +1220,18 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
     sel->flags = 0u;
     sel->distance = 0.0;
     sel->limit_margin_rad = 0.0;
+    sel->singularity = 0.0;
+    sel->max_step_rad = 0.0;
+    sel->max_step_joint = -1;
+    sel->step_exceeded = 0;
+    sel->branch_switched = 0;
     for (j = 0; j < PIK_MAX_DOF; ++j) {
         sel->q_rad[j] = 0.0;
     }
-    if ((q_current_rad && !finite_n(q_current_rad, 7)) || (opts && !(opts->limit_margin_rad >= 0.0))) {
+    if ((q_current_rad && !finite_n(q_current_rad, 7)) ||
+        (opts && (!(opts->limit_margin_rad >= 0.0) || !(opts->soft_limit_margin_rad >= 0.0) ||
+                  !(opts->limit_penalty >= 0.0) || !(opts->singularity_penalty >= 0.0) ||
+                  !(opts->branch_switch_penalty >= 0.0) || !(opts->max_step_rad >= 0.0)))) {
         return PIK_ERR_BAD_ARGUMENT;
     }
     if (policy == PIK_PSI_GIVEN && !(fabs(*psi_rad_inout) <= 1e6)) {
@@ -1210,9 +1247,10 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
     X.m = m;
     X.P = &P;
     X.qc = policy == PIK_PSI_NEAREST || policy == PIK_PSI_GIVEN ? q_current_rad : 0;
-    X.w = opts ? opts->weights : 0;
-    X.margin_min = opts ? opts->limit_margin_rad : 0.0;
+    X.o = opts ? opts : &zero_opts;
     X.use_margin = X.qc == 0;
+    X.continuous = X.o->continuous_step_rad > 0.0 ? X.o->continuous_step_rad : 0.1;
+    X.blocked = 0;
     best.found = 0;
     best.cost = HUGE_VAL;
     best.psi = 0.0;
@@ -1273,13 +1311,13 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
                 continue;
             }
             if ((b & 1) != (b_c & 1)) {
-                lb[b] += (X.w ? X.w[1] : 1.0) * th_c[1] * th_c[1];
+                lb[b] += (X.o->weights ? X.o->weights[1] : 1.0) * th_c[1] * th_c[1];
             }
             if ((b & 4) != (b_c & 4)) {
-                lb[b] += (X.w ? X.w[5] : 1.0) * th_c[5] * th_c[5];
+                lb[b] += (X.o->weights ? X.o->weights[5] : 1.0) * th_c[5] * th_c[5];
             }
             th4_b = pik_atan2((g ? -1.0 : 1.0) * P.s4, P.c4);
-            lb[b] += (X.w ? X.w[3] : 1.0) * (th4_b - th_c[3]) * (th4_b - th_c[3]);
+            lb[b] += (X.o->weights ? X.o->weights[3] : 1.0) * (th4_b - th_c[3]) * (th4_b - th_c[3]);
             if (b != b_c && lb[b] < lb_other) {
                 lb_other = lb[b];
             }
@@ -1298,7 +1336,7 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
         }
     }
     if (!best.found) {
-        return PIK_NONE_IN_LIMITS;
+        return X.blocked ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
     /* Solve the chosen arm angle exactly, with the self-check. */
     st = solve_at_psi(m, &P, best.psi, q_current_rad, 1u << best.branch, &set);
@@ -1306,8 +1344,8 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
         return PIK_NONE_IN_LIMITS;
     }
     {
-        double margin = HUGE_VAL, dist = 0.0;
-        int inside = 1;
+        double margin = HUGE_VAL, dist = 0.0, step = 0.0;
+        int inside = 1, step_joint = -1;
         for (j = 0; j < 7; ++j) {
             double qj = set.sol[0].q_rad[j], lo = m->lower_rad[j], hi = m->upper_rad[j];
             if (q_current_rad) {
@@ -1326,7 +1364,11 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
             margin = hi - qj < margin ? hi - qj : margin;
             if (q_current_rad) {
                 double d = qj - q_current_rad[j];
-                dist += (X.w ? X.w[j] : 1.0) * d * d;
+                dist += (X.o->weights ? X.o->weights[j] : 1.0) * d * d;
+                if (fabs(d) > step) {
+                    step = fabs(d);
+                    step_joint = j;
+                }
             }
         }
         if (!inside) {
@@ -1334,9 +1376,44 @@ int pik_srs_select(const pik_srs_model *m, const double T[16], const double *q_c
         }
         sel->limit_margin_rad = margin;
         sel->distance = q_current_rad ? sqrt(dist) : 0.0;
+        sel->singularity = set.sol[0].singularity;
+        sel->max_step_rad = step;
+        sel->max_step_joint = step_joint;
+        sel->step_exceeded = X.o->max_step_rad > 0.0 && step > X.o->max_step_rad;
+        sel->branch_switched = X.o->branch_current >= 0 && best.branch != X.o->branch_current && step > X.continuous;
     }
     *psi_rad_inout = best.psi;
     sel->index = best.branch;
     sel->flags = set.sol[0].flags;
     return PIK_OK;
+}
+
+uint32_t pik_srs_branch(const pik_srs_model *m, const double q_rad[7])
+{
+    uint32_t b = 0u;
+    if (m == 0 || q_rad == 0 || !finite_n(q_rad, 7)) {
+        return 0u;
+    }
+    if (wrap_pi(theta_of_q(m, 1, q_rad[1])) < 0.0) {
+        b |= PIK_FLAG_SHOULDER_BACK;
+    }
+    if (wrap_pi(theta_of_q(m, 3, q_rad[3])) < 0.0) {
+        b |= PIK_FLAG_ELBOW_B;
+    }
+    if (wrap_pi(theta_of_q(m, 5, q_rad[5])) < 0.0) {
+        b |= PIK_FLAG_WRIST_FLIP;
+    }
+    return b;
+}
+
+double pik_srs_singularity_of(const pik_srs_model *m, const double q_rad[7])
+{
+    double s2, c2, s4, c4, s6, c6;
+    if (m == 0 || q_rad == 0 || !finite_n(q_rad, 7)) {
+        return 0.0;
+    }
+    pik_sincos_inline(theta_of_q(m, 1, q_rad[1]), &s2, &c2);
+    pik_sincos_inline(theta_of_q(m, 3, q_rad[3]), &s4, &c4);
+    pik_sincos_inline(theta_of_q(m, 5, q_rad[5]), &s6, &c6);
+    return srs_singularity(s2, s4, s6);
 }

@@ -8,6 +8,8 @@ const char *pik_status_str(int status)
     case PIK_OK: return "ok";
     case PIK_UNREACHABLE: return "the pose is outside the arm's workspace";
     case PIK_NONE_IN_LIMITS: return "every solution violates a joint limit";
+    case PIK_BRANCH_SWITCH: return "only another branch is within the limits: the move needs a branch switch";
+    case PIK_STEP_TOO_LARGE: return "the move needs a joint step larger than the bound";
     case PIK_ERR_NULL: return "a required pointer argument is NULL";
     case PIK_ERR_NONFINITE: return "input contains NaN or infinity";
     case PIK_ERR_NOT_ORTHONORMAL: return "rotation is not orthonormal (max |R^T R - I| > 1e-6)";

@@ -11,6 +11,9 @@
  *
  * Elbow branch: theta3 + phi = asin(K/L) (PIK_FLAG_ELBOW_B clear) or pi - asin(K/L) (set), with
  * L = sqrt(a3^2 + d4^2), phi = atan2(a3, d4).
+ * Singularity measure of a solution (pik_solution.singularity): the smallest of |sin theta5| (wrist),
+ * |cos(theta3 + phi)| (elbow stretched or folded) and the wrist centre's distance from the base axis
+ * divided by the reach a2 + L (shoulder).
  */
 #ifndef PIK_ARM6_H
 #define PIK_ARM6_H
@@ -55,6 +58,12 @@ int pik_arm6_wrist_center(const pik_arm6_model *model, const double q_rad[6], do
  */
 int pik_arm6_ik(const pik_arm6_model *model, const double T[16], const double *seed_q_rad,
                 pik_solution_set *out);
+
+/* The branch bits (PIK_FLAG_SHOULDER_BACK | PIK_FLAG_ELBOW_B | PIK_FLAG_WRIST_FLIP) of a configuration. */
+uint32_t pik_arm6_branch(const pik_arm6_model *model, const double q_rad[6]);
+
+/* The singularity measure (see above) of a configuration: 0 singular .. 1. */
+double pik_arm6_singularity(const pik_arm6_model *model, const double q_rad[6]);
 
 /* Options of pik_arm6_ik_ex. */
 #define PIK_IK_ONLY_IN_LIMITS (1u << 0) /* return only solutions within the model's joint limits

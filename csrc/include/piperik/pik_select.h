@@ -10,9 +10,11 @@ extern "C" {
 
 /*
  * Picks from `set` the in-limit solution (each joint may be shifted by +-2pi when that keeps it in
- * its limits) that minimises sum_i w_i (q_i - q_current_i)^2; with q_current_rad NULL it maximises
- * the smallest limit margin instead. Ties go to the lower index. opts may be NULL.
- * Returns PIK_OK, PIK_UNREACHABLE (empty set) or PIK_NONE_IN_LIMITS; sel->index is -1 unless PIK_OK.
+ * its limits) with the lowest cost of pik_select_options (pik_types.h): by default the smallest
+ * sum_i w_i (q_i - q_current_i)^2, or with q_current_rad NULL the largest smallest limit margin.
+ * Ties go to the lower index. opts may be NULL (zero options).
+ * Returns PIK_OK, PIK_UNREACHABLE (empty set), PIK_NONE_IN_LIMITS or PIK_BRANCH_SWITCH (keep_branch);
+ * sel->index is -1 unless PIK_OK. A step above opts->max_step_rad is reported in sel->step_exceeded.
  */
 int pik_select(const pik_solution_set *set, const double *lower_rad, const double *upper_rad,
                const double *q_current_rad, const pik_select_options *opts, pik_selection *sel);

@@ -51,6 +51,12 @@ const pik_srs_model *pik_nero_model(void);
 
 int pik_srs_model_check(const pik_srs_model *model);
 
+/* The branch (GC) bits of a configuration: bit 0 t2 < 0, bit 1 t4 < 0, bit 2 t6 < 0.
+ * Singularity measure of a solution (pik_solution.singularity): min(|sin t2|, |sin t4|, |sin t6|). */
+uint32_t pik_srs_branch(const pik_srs_model *model, const double q_rad[7]);
+/* The singularity measure of a configuration: min(|sin t2|, |sin t4|, |sin t6|). */
+double pik_srs_singularity_of(const pik_srs_model *model, const double q_rad[7]);
+
 /* Forward kinematics of the flange (T_out 4x4 row-major). */
 int pik_srs_fk(const pik_srs_model *model, const double q_rad[7], double T_out[16]);
 

@@ -12,6 +12,9 @@ typedef enum pik_status {
     PIK_OK = 0,
     PIK_UNREACHABLE = -1,          /* the pose lies outside the arm's workspace */
     PIK_NONE_IN_LIMITS = -2,       /* solutions exist but every one violates a joint limit */
+    PIK_BRANCH_SWITCH = -3,        /* in-limit solutions exist only on another branch, out of reach
+                                      of a continuous step (keep_branch) */
+    PIK_STEP_TOO_LARGE = -4,       /* the chosen solution needs a joint step above max_step_rad */
     PIK_ERR_NULL = -10,            /* a required pointer argument is NULL */
     PIK_ERR_NONFINITE = -11,       /* an input contains NaN or infinity */
     PIK_ERR_NOT_ORTHONORMAL = -12, /* max |R^T R - I| > PIK_ORTHONORMAL_TOL */

@@ -22,10 +22,12 @@ extern "C" {
 
 /* One exact IK solution. */
 typedef struct pik_solution {
-    double q_rad[PIK_MAX_DOF]; /* joint angles, each wrapped to (-pi, pi] */
+    double q_rad[PIK_MAX_DOF]; /* joint angles, each in [-pi, pi] */
     uint32_t flags;            /* PIK_FLAG_* */
     double pos_err_m;          /* |p_fk - p_target| of the self-check */
     double rot_err_rad;        /* |R_fk - R_target|_F / sqrt(2) (the rotation angle for small errors) */
+    double singularity;        /* distance from the nearest singularity, 0 (singular) .. 1; the
+                                  measure of each arm class is in pik_arm6.h / pik_srs.h */
 } pik_solution;
 
 /* Every solution for one pose; caller-owned, filled by the solvers. */
@@ -36,11 +38,35 @@ typedef struct pik_solution_set {
     pik_solution sol[PIK_MAX_SOLUTIONS];
 } pik_solution_set;
 
-/* Options of solution selection (pik_select). Zero-initialise, then set what you need. */
+/*
+ * Options of solution selection. Zero-initialise (pure nearest / largest margin), or start from
+ * pik_select_options_default(), then set what you need. With q_current the selection minimises
+ *   sum_i w_i (q_i - q_current_i)^2
+ *   + limit_penalty       * sum_i max(0, soft_limit_margin_rad - margin_i)^2
+ *   + singularity_penalty * max(0, singularity_margin - singularity)^2
+ *   + branch_switch_penalty   when the branch differs from branch_current and the largest joint
+ *                             step exceeds continuous_step_rad (crossing a singularity continuously
+ *                             changes a branch label without a jump, and is not penalised)
+ * over the solutions within the limits by at least limit_margin_rad. Without q_current it
+ * maximises the smallest limit margin minus the same penalties.
+ */
 typedef struct pik_select_options {
-    const double *weights;      /* per-joint weights of the squared joint distance; NULL: all 1 */
-    double limit_margin_rad;    /* solutions closer than this to a limit are rejected (default 0) */
+    const double *weights;          /* per-joint weights of the squared joint distance; NULL: all 1 */
+    double limit_margin_rad;        /* hard: solutions closer than this to a limit are rejected */
+    double soft_limit_margin_rad;   /* soft: a joint inside this band pays limit_penalty * depth^2 */
+    double limit_penalty;
+    double singularity_margin;      /* soft: a solution whose singularity measure is below this pays */
+    double singularity_penalty;     /*       singularity_penalty * (margin - measure)^2 */
+    double branch_switch_penalty;   /* added for a discontinuous change of branch (see above) */
+    int branch_current;             /* branch of q_current (flags & PIK_BRANCH_MASK), -1: unknown */
+    double continuous_step_rad;     /* a step up to this is continuous (0: 0.1 rad) */
+    int keep_branch;                /* 1: reject discontinuous branch changes (PIK_BRANCH_SWITCH) */
+    double max_step_rad;            /* > 0: flag a choice whose largest joint step exceeds this */
 } pik_select_options;
+
+/* Sensible defaults: 2 degrees of soft limit margin, singularity margin 0.05, a branch switch
+ * costing as much as a 1 rad joint step, no step bound. */
+pik_select_options pik_select_options_default(void);
 
 /* What pik_select chose. */
 typedef struct pik_selection {
@@ -50,6 +76,11 @@ typedef struct pik_selection {
     uint32_t flags;             /* the chosen solution's flags */
     double distance;            /* weighted joint distance to q_current (0 without q_current) */
     double limit_margin_rad;    /* smallest distance of any joint to its nearest limit */
+    double singularity;         /* the chosen solution's singularity measure */
+    double max_step_rad;        /* largest |q_i - q_current_i| (0 without q_current) */
+    int max_step_joint;         /* which joint (0-based), -1 without q_current */
+    int step_exceeded;          /* 1 when max_step_rad > options.max_step_rad > 0 */
+    int branch_switched;        /* 1 when the branch differs from options.branch_current */
 } pik_selection;
 
 #ifdef __cplusplus

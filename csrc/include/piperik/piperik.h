@@ -15,5 +15,6 @@
 #include "pik_arm6.h"
 #include "pik_select.h"
 #include "pik_srs.h"
+#include "pik_path.h"
 
 #endif /* PIPERIK_H */
