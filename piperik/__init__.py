@@ -20,13 +20,15 @@ from .poses import (
     q_from_mdeg,
     q_to_mdeg,
 )
-from .robots import Iiwa14, Nero, Piper, Selection, Solution
+from .robots import Iiwa14, Nero, PathReport, Piper, SelectOptions, Selection, Solution
 
 __all__ = [
     "Iiwa14",
     "Nero",
     "NoSolutionError",
+    "PathReport",
     "Piper",
+    "SelectOptions",
     "Selection",
     "Solution",
     "__version__",

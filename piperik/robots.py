@@ -12,9 +12,36 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from . import _core
+from ._core import NoSolutionError
 from .models import MODELS_DIR
 
 _FLAGS = _core.FLAGS
+
+#: Selection options (the C core's pik_select_options). Defaults: soft limit margin 2 deg
+#: (penalty 1 per rad^2), singularity margin 0.05 (penalty 1), branch switch penalty 1 (only for
+#: a discontinuous change: a step above continuous_step_rad = 0.1 rad), no step bound.
+#: ``SelectOptions.nearest()`` turns every penalty off (pure nearest / largest limit margin).
+SelectOptions = _core.SelectOptions
+
+
+def _options(options, weights, limit_margin: float):
+    """The SelectOptions for a call: ``options`` with ``weights`` / ``limit_margin`` folded in."""
+    if weights is None and limit_margin == 0.0:
+        return options  # None: the core's defaults, no allocation
+    base = options if options is not None else SelectOptions()
+    return SelectOptions(
+        weights=base.weights if weights is None else weights,
+        limit_margin_rad=base.limit_margin_rad if limit_margin == 0.0 else limit_margin,
+        soft_limit_margin_rad=base.soft_limit_margin_rad, limit_penalty=base.limit_penalty,
+        singularity_margin=base.singularity_margin, singularity_penalty=base.singularity_penalty,
+        branch_switch_penalty=base.branch_switch_penalty, continuous_step_rad=base.continuous_step_rad,
+        max_step_rad=base.max_step_rad)
+
+
+class PathReport(dict):
+    """What ``ik_path(..., return_report=True)`` found: status, reason, failed_index, max_step_rad,
+    max_step_joint (0-based), max_step_index, branch_changes (continuous singularity crossings) and
+    min_singularity along the path."""
 
 
 def _branch_name(flags: int) -> str:
@@ -65,6 +92,11 @@ class Selection:
     distance: float               #: weighted joint distance to q_current [rad] (0 without it)
     limit_margin_rad: float       #: smallest distance of any joint to its nearest limit [rad]
     psi: Optional[float] = None   #: 7-DOF: the chosen arm angle [rad]
+    singularity: float = 1.0      #: the solution's singularity measure, 0 (singular) .. 1
+    max_step_rad: float = 0.0     #: largest |q_i - q_current_i| [rad]
+    max_step_joint: int = -1      #: its joint (0-based), -1 without q_current
+    step_exceeded: bool = False   #: max_step_rad above options.max_step_rad (reported, not raised)
+    branch_switched: bool = False #: a discontinuous change of branch against q_current
 
 
 class Piper:
@@ -134,37 +166,69 @@ class Piper:
             for i, f in enumerate(flags)
         ]
 
-    def ik(self, T, q_current=None, *, weights=None, limit_margin: float = 0.0) -> np.ndarray:
+    def ik(self, T, q_current=None, *, weights=None, limit_margin: float = 0.0,
+           options: Optional[SelectOptions] = None) -> np.ndarray:
         """The in-limit solution a controller should use, shape (6,).
 
         With ``q_current`` (6,): the one nearest to it in sum_i w_i (q_i - q_current_i)^2 (joints
-        may be shifted by 2 pi where the limits allow). Without: the one with the largest distance
-        to the joint limits. ``limit_margin`` [rad] rejects solutions closer than that to a limit.
-        Raises :class:`NoSolutionError` (a ``ValueError``) saying why when there is none.
+        may be shifted by 2 pi where the limits allow) plus the penalties of ``options``
+        (:class:`SelectOptions`: soft limit margin, singularity margin, branch switch). Without:
+        the one with the largest distance to the joint limits. ``limit_margin`` [rad] rejects
+        solutions closer than that to a limit. Raises :class:`NoSolutionError` (a ``ValueError``)
+        saying why when there is none, or when the step exceeds ``options.max_step_rad``.
         """
-        return self._arm.ik(T, q_current, weights, limit_margin)
+        return self._arm.ik(T, q_current, _options(options, weights, limit_margin))
 
-    def select(self, T, q_current=None, *, weights=None, limit_margin: float = 0.0) -> Selection:
-        """Like :meth:`ik`, returning a :class:`Selection` that says which branch was taken."""
-        q, flags, index, distance, margin = self._arm.select(T, q_current, weights, limit_margin)
+    def select(self, T, q_current=None, *, weights=None, limit_margin: float = 0.0,
+               options: Optional[SelectOptions] = None) -> Selection:
+        """Like :meth:`ik`, returning a :class:`Selection` that says which branch was taken, its
+        margins, and whether the step exceeds ``options.max_step_rad`` (reported, not raised)."""
+        (q, flags, index, distance, margin, sing, step, step_joint, exceeded,
+         switched) = self._arm.select(T, q_current, _options(options, weights, limit_margin))
         return Selection(q, int(index), _branch_name(flags), _singular_names(flags), float(distance),
-                         float(margin))
+                         float(margin), None, float(sing), float(step), int(step_joint), bool(exceeded),
+                         bool(switched))
+
+    def singularity(self, q) -> float:
+        """Singularity measure of q (6,): min(|sin t5|, |cos(t3 + phi)|, wrist-centre radius / reach)."""
+        return self._arm.singularity(q)
+
+    def ik_path(self, Ts, q_start, *, max_step_rad: float = 0.25, keep_branch: bool = True,
+                options: Optional[SelectOptions] = None, return_report: bool = False):
+        """Joint path (N, 6) for the poses Ts (N, 4, 4), starting from q_start (6,).
+
+        Each sample is the selection nearest the previous one (``options``), so the path keeps its
+        branch; a branch label may change only continuously (through a singularity: at q5 = 0 the
+        path holds q4 and moves q6). Raises :class:`NoSolutionError` naming the first sample that
+        cannot be reached and why: unreachable, outside the limits, a branch switch, or a joint step
+        above ``max_step_rad`` (``np.inf``: no bound). The loop runs in C.
+        """
+        Q, report = self._arm.path(Ts, q_start, options, float(max_step_rad), bool(keep_branch))
+        return _path_result(Q, report, return_report)
 
     def ik_batch(self, Ts, q_current=None, *, weights=None, limit_margin: float = 0.0,
-                 return_status: bool = False):
+                 options: Optional[SelectOptions] = None, return_status: bool = False):
         """:meth:`ik` for many poses: Ts (N, 4, 4) -> (Q (N, 6), ok (N,) bool).
 
-        Rows of Q are NaN where ok is False (unreachable, or no solution within the limits).
-        ``q_current`` may be (6,) for all poses or (N, 6), one per pose. The loop runs in C with
-        the GIL released. With ``return_status=True`` also returns the C status per pose
-        (0 ok, -1 unreachable, -2 none within limits). A malformed pose raises ``ValueError``
-        naming its index.
+        Rows of Q are NaN where ok is False (unreachable, no solution within the limits, or a step
+        above ``options.max_step_rad``). ``q_current`` may be (6,) for all poses or (N, 6), one per
+        pose. The loop runs in C with the GIL released. With ``return_status=True`` also returns the
+        C status per pose (0 ok, -1 unreachable, -2 none within limits, -3 branch switch, -4 step
+        too large). A malformed pose raises ``ValueError`` naming its index.
         """
-        Q, ok, status = self._arm.ik_batch(Ts, q_current, weights, limit_margin)
+        Q, ok, status = self._arm.ik_batch(Ts, q_current, _options(options, weights, limit_margin))
         return (Q, ok, status) if return_status else (Q, ok)
 
 
 _PSI_POLICIES = _core.PSI_POLICIES
+
+
+def _path_result(Q: np.ndarray, report: dict, return_report: bool):
+    if report["failed_index"] >= 0:
+        i = report["failed_index"]
+        raise NoSolutionError(f"sample {i} of {len(Q)}: {report['reason']}"
+                              + (f" (largest step so far {report['max_step_rad']:.3g} rad)" if i > 0 else ""))
+    return (Q, PathReport(report)) if return_report else Q
 
 
 class _SrsArm:
@@ -252,35 +316,52 @@ class _SrsArm:
         return _PSI_POLICIES[name]
 
     def ik(self, T, q_current=None, *, psi: Optional[float] = None, policy: Optional[str] = None,
-           weights=None, limit_margin: float = 0.0) -> np.ndarray:
+           weights=None, limit_margin: float = 0.0, options: Optional[SelectOptions] = None) -> np.ndarray:
         """The in-limit solution a controller should use, shape (7,); chooses psi and the branch.
 
         Default policy "nearest": the solution nearest ``q_current`` (weighted squared joint distance)
         over every feasible arm angle and branch; without ``q_current`` it becomes "widest": the centre
         of the widest feasible arm-angle interval. "max_margin": the feasible psi whose solution is
         farthest from the joint limits. ``psi=...``: that arm angle, choosing only the branch.
-        Raises :class:`NoSolutionError` (a ``ValueError``) with the reason when there is none.
+        ``options`` (:class:`SelectOptions`) adds the penalties of the 6-DOF selection to the cost
+        minimised over psi. Raises :class:`NoSolutionError` (a ``ValueError``) with the reason when
+        there is none.
         """
-        return self._arm.ik(T, q_current, self._policy(psi, policy), psi, weights, limit_margin)
+        return self._arm.ik(T, q_current, self._policy(psi, policy), psi, _options(options, weights, limit_margin))
 
     def select(self, T, q_current=None, *, psi: Optional[float] = None, policy: Optional[str] = None,
-               weights=None, limit_margin: float = 0.0) -> Selection:
+               weights=None, limit_margin: float = 0.0, options: Optional[SelectOptions] = None) -> Selection:
         """Like :meth:`ik`, returning a :class:`Selection` with the branch and the chosen psi."""
-        q, flags, branch, psi_out, distance, margin = self._arm.select(
-            T, q_current, self._policy(psi, policy), psi, weights, limit_margin)
+        (q, flags, branch, psi_out, distance, margin, sing, step, step_joint, exceeded,
+         switched) = self._arm.select(T, q_current, self._policy(psi, policy), psi,
+                                      _options(options, weights, limit_margin))
         return Selection(q, int(branch), _gc_name(flags), _singular_names(flags), float(distance), float(margin),
-                         float(psi_out))
+                         float(psi_out), float(sing), float(step), int(step_joint), bool(exceeded), bool(switched))
+
+    def singularity(self, q) -> float:
+        """Singularity measure of q (7,): min(|sin t2|, |sin t4|, |sin t6|) (canonical angles)."""
+        return self._arm.singularity(q)
+
+    def ik_path(self, Ts, q_start, *, max_step_rad: float = 0.25, keep_branch: bool = True,
+                options: Optional[SelectOptions] = None, return_report: bool = False):
+        """Joint path (N, 7) for the poses Ts (N, 4, 4) from q_start (7,); the arm angle of each
+        sample is chosen nearest the previous solution. Same rules and errors as the 6-DOF
+        :meth:`Piper.ik_path`; with ``return_report=True`` returns ``(Q, report)`` where the report
+        also holds the arm angles ``psi`` (N,)."""
+        Q, psi, report = self._arm.path(Ts, q_start, options, float(max_step_rad), bool(keep_branch))
+        report["psi"] = psi
+        return _path_result(Q, report, return_report)
 
     def ik_batch(self, Ts, q_current=None, *, psi=None, policy: Optional[str] = None, weights=None,
-                 limit_margin: float = 0.0, return_status: bool = False):
+                 limit_margin: float = 0.0, options: Optional[SelectOptions] = None, return_status: bool = False):
         """:meth:`ik` for many poses: Ts (N, 4, 4) -> (Q (N, 7), ok (N,)); rows NaN where not ok.
 
         ``q_current`` (7,) or (N, 7); ``psi`` a number or (N,) to fix the arm angle. The loop runs in
         C with the GIL released. With ``return_status=True`` also returns the status per pose
         (0 ok, -1 unreachable, -2 none within limits) and the chosen psi (N,).
         """
-        Q, ok, status, psi_out = self._arm.ik_batch(Ts, q_current, self._policy(psi, policy), psi, weights,
-                                                    limit_margin)
+        Q, ok, status, psi_out = self._arm.ik_batch(Ts, q_current, self._policy(psi, policy), psi,
+                                                    _options(options, weights, limit_margin))
         return (Q, ok, status, psi_out) if return_status else (Q, ok)
 
 

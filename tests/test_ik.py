@@ -19,6 +19,8 @@ import numpy as np
 import pytest
 
 import piperik
+
+NEAREST = piperik.SelectOptions.nearest()  # pure distance / margin: what the brute force computes
 from conftest import (
     FK_TOL_POS_M,
     FK_TOL_ROT_RAD,
@@ -466,15 +468,15 @@ def test_ik_near_current_returns_generating_q(any_arm, rng):
 
 
 def test_ik_matches_brute_force_nearest(any_arm, rng):
-    """ik(T, q_current) is the in-limit row of ik_all nearest to q_current (unit weights)."""
+    """With every penalty off, ik(T, q_current) is the in-limit row of ik_all nearest to q_current."""
     for q in random_q_in_limits(any_arm, rng, N_SELECT):
         T = any_arm.fk(q)
         qc = random_q_in_limits(any_arm, rng, 1)[0]
         S = any_arm.ik_all(T, seed=qc)
         best, scores = brute_force_select(any_arm, S, q_current=qc)
         assert best is not None
-        sel = any_arm.select(T, qc)
-        got = any_arm.ik(T, qc)
+        sel = any_arm.select(T, qc, options=NEAREST)
+        got = any_arm.ik(T, qc, options=NEAREST)
         assert np.array_equal(got, sel.q)
         if sel.index != best:  # only a numerical tie may pick another row
             assert abs(scores[sel.index] - scores[best]) <= 1e-12, (sel, scores, best)
@@ -488,10 +490,10 @@ def test_ik_without_current_maximises_limit_margin(any_arm, rng):
         T = any_arm.fk(q)
         S = any_arm.ik_all(T)
         best, scores = brute_force_select(any_arm, S)
-        sel = any_arm.select(T)
+        sel = any_arm.select(T, options=NEAREST)
         if sel.index != best:
             assert abs(scores[sel.index] - scores[best]) <= 1e-12, (sel, scores, best)
-        assert np.array_equal(any_arm.ik(T), sel.q)
+        assert np.array_equal(any_arm.ik(T, options=NEAREST), sel.q)
         assert abs(sel.limit_margin_rad - (-scores[sel.index])) <= 1e-15
         assert sel.distance == 0.0
 
@@ -643,11 +645,11 @@ def test_weights_change_the_choice_as_brute_force_says(arm, rng):
         w = rng.uniform(0.05, 5.0, 6)
         S = arm.ik_all(T, seed=qc)
         best, scores = brute_force_select(arm, S, q_current=qc, weights=w)
-        sel = arm.select(T, qc, weights=w)
+        sel = arm.select(T, qc, weights=w, options=NEAREST)
         if sel.index != best:
             assert abs(scores[sel.index] - scores[best]) <= 1e-12, (sel, scores, best)
         assert abs(sel.distance - math.sqrt(scores[sel.index])) <= 1e-12
-        changed += sel.index != arm.select(T, qc).index
+        changed += sel.index != arm.select(T, qc, options=NEAREST).index
     assert changed > 0, "weights never changed the choice: are they used?"
 
 
@@ -665,7 +667,7 @@ def test_limit_margin_rejects_solutions_near_limits(arm, rng):
             with pytest.raises(piperik.NoSolutionError, match="limits"):
                 arm.ik(T, qc, limit_margin=margin)
             continue
-        sel = arm.select(T, qc, limit_margin=margin)
+        sel = arm.select(T, qc, limit_margin=margin, options=NEAREST)
         assert sel.limit_margin_rad >= margin
         if sel.index != best:
             assert abs(scores[sel.index] - scores[best]) <= 1e-12

@@ -268,12 +268,12 @@ def test_selection_is_nearest_in_limit_solution(arm):
     for k, q in enumerate(random_q(arm, rng, 40)):
         T = arm.fk(q)
         q_current = q + rng.uniform(-0.3, 0.3, 7) if k % 2 else random_q(arm, rng, 1)[0]
-        sel = arm.select(T, q_current)
+        sel = arm.select(T, q_current, options=piperik.SelectOptions.nearest())
         assert np.all(sel.q >= arm.lower - 1e-12) and np.all(sel.q <= arm.upper + 1e-12)
         dp, dr = pose_error(arm.fk(sel.q), T)
         assert dp <= 1e-9 and dr <= 1e-9
         assert abs(arm.arm_angle(sel.q) - sel.psi) <= 1e-7 or abs(abs(arm.arm_angle(sel.q) - sel.psi) - 2 * np.pi) <= 1e-7
-        np.testing.assert_array_equal(arm.ik(T, q_current), sel.q)
+        np.testing.assert_array_equal(arm.ik(T, q_current, options=piperik.SelectOptions.nearest()), sel.q)
         brute = _brute_nearest(arm, T, q_current)
         if sel.distance ** 2 > brute + 1e-9:
             worse.append((k, sel.distance ** 2, brute))

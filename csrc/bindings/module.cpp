@@ -17,6 +17,9 @@ extern "C" {
 #include "piperik/piperik.h"
 }
 
+#include <algorithm>
+#include <vector>
+
 namespace py = pybind11;
 
 namespace {
@@ -113,6 +116,78 @@ JointArg joint_arg(py::handle obj, int dof, const char *name, py::ssize_t n_rows
 py::array_t<double> new_array(std::initializer_list<py::ssize_t> shape)
 {
     return py::array_t<double>(std::vector<py::ssize_t>(shape));
+}
+
+
+// Selection options (pik_select_options) owned by Python, with the weights kept alive here.
+struct SelectOptions {
+    pik_select_options o = pik_select_options_default();
+    std::vector<double> weights;
+
+    static void check_nonneg(double v, const char *name)
+    {
+        if (!(v >= 0.0) || !std::isfinite(v)) {
+            throw py::value_error(std::string(name) + ": must be a finite number >= 0");
+        }
+    }
+
+    void validate() const
+    {
+        check_nonneg(o.limit_margin_rad, "limit_margin_rad");
+        check_nonneg(o.soft_limit_margin_rad, "soft_limit_margin_rad");
+        check_nonneg(o.limit_penalty, "limit_penalty");
+        check_nonneg(o.singularity_margin, "singularity_margin");
+        check_nonneg(o.singularity_penalty, "singularity_penalty");
+        check_nonneg(o.branch_switch_penalty, "branch_switch_penalty");
+        check_nonneg(o.continuous_step_rad, "continuous_step_rad");
+        check_nonneg(o.max_step_rad, "max_step_rad");
+        for (double w : weights) {
+            if (!(w >= 0.0) || !std::isfinite(w)) {
+                throw py::value_error("weights: must be finite numbers >= 0");
+            }
+        }
+    }
+
+    // The C options for an arm of `dof` joints, the weights pointing into this object.
+    pik_select_options for_dof(int dof) const
+    {
+        pik_select_options out = o;
+        if (!weights.empty() && static_cast<int>(weights.size()) != dof) {
+            throw py::value_error("weights: expected " + std::to_string(dof) + " per-joint weights, got " +
+                                  std::to_string(weights.size()));
+        }
+        out.weights = weights.empty() ? nullptr : weights.data();
+        return out;
+    }
+};
+
+py::dict report_dict(const pik_path_report &r)
+{
+    py::dict d;
+    d["status"] = r.status;
+    d["reason"] = pik_status_str(r.status);
+    d["failed_index"] = r.failed_index;
+    d["max_step_rad"] = r.max_step_rad;
+    d["max_step_joint"] = r.max_step_joint;
+    d["max_step_index"] = r.max_step_index;
+    d["branch_changes"] = r.branch_changes;
+    d["min_singularity"] = r.min_singularity;
+    return d;
+}
+
+const SelectOptions &options_or_default(const SelectOptions *opts)
+{
+    static const SelectOptions defaults;  // const after construction: not mutable state
+    return opts ? *opts : defaults;
+}
+
+std::string step_message(const pik_selection &sel, double bound)
+{
+    std::ostringstream os;
+    os << "the nearest in-limit solution needs a step of " << sel.max_step_rad << " rad at joint "
+       << sel.max_step_joint + 1 << ", above max_step_rad = " << bound
+       << (sel.branch_switched ? " (a branch switch)" : "");
+    return os.str();
 }
 
 class Arm6 {
@@ -212,28 +287,82 @@ class Arm6 {
         return py::make_tuple(Q, flags, pos, rot);
     }
 
-    // The selected in-limit solution; raises NoSolutionError with the reason.
-    py::array_t<double> ik(py::handle T_obj, py::handle qc_obj, py::handle w_obj, double margin) const
+    // The selected in-limit solution; raises NoSolutionError with the reason (also for a step
+    // above max_step_rad: reported, never taken silently).
+    py::array_t<double> ik(py::handle T_obj, py::handle qc_obj, const SelectOptions *opts) const
     {
         pik_selection sel;
-        select_impl(T_obj, qc_obj, w_obj, margin, sel, PIK_IK_ONLY_IN_LIMITS);
+        const SelectOptions &o = options_or_default(opts);
+        select_impl(T_obj, qc_obj, o, sel, PIK_IK_ONLY_IN_LIMITS);
+        if (sel.step_exceeded) {
+            throw NoSolution(step_message(sel, o.o.max_step_rad));
+        }
         auto q = new_array({6});
         std::memcpy(q.mutable_data(), sel.q_rad, 6 * sizeof(double));
         return q;
     }
 
-    // The selection with what it chose: (q, flags, index, distance, limit_margin).
-    py::tuple select(py::handle T_obj, py::handle qc_obj, py::handle w_obj, double margin) const
+    // The selection with what it chose: (q, flags, index, distance, limit_margin, singularity,
+    // max_step, max_step_joint, step_exceeded, branch_switched).
+    py::tuple select(py::handle T_obj, py::handle qc_obj, const SelectOptions *opts) const
     {
         pik_selection sel;
-        select_impl(T_obj, qc_obj, w_obj, margin, sel, 0u);  // full set: index refers to ik_all's rows
+        select_impl(T_obj, qc_obj, options_or_default(opts), sel, 0u);  // full set: index = ik_all row
         auto q = new_array({6});
         std::memcpy(q.mutable_data(), sel.q_rad, 6 * sizeof(double));
-        return py::make_tuple(q, sel.flags, sel.index, sel.distance, sel.limit_margin_rad);
+        return py::make_tuple(q, sel.flags, sel.index, sel.distance, sel.limit_margin_rad, sel.singularity,
+                              sel.max_step_rad, sel.max_step_joint, bool(sel.step_exceeded), bool(sel.branch_switched));
+    }
+
+    double singularity(py::handle q_obj) const
+    {
+        JointArg q = joint_arg(q_obj, 6, "q");
+        if (!q.data) {
+            throw py::value_error("q: expected 6 joint angles [rad], got None");
+        }
+        return pik_arm6_singularity(m_, q.data);
+    }
+
+    // (Q (n,6) NaN from the failing sample on, report dict)
+    py::tuple path(py::handle Ts_obj, py::handle q0_obj, const SelectOptions *opts, double max_step, bool keep_branch) const
+    {
+        darray Ts = as_double_array(Ts_obj, "Ts");
+        if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4) {
+            throw py::value_error("Ts: expected shape (N, 4, 4), got " + shape_str(Ts));
+        }
+        JointArg q0 = joint_arg(q0_obj, 6, "q_start");
+        if (!q0.data) {
+            throw py::value_error("q_start: expected 6 joint angles [rad], got None");
+        }
+        if (!(max_step >= 0.0)) {
+            throw py::value_error("max_step_rad: must be >= 0 (0: no bound)");
+        }
+        pik_path_options po;
+        po.select = options_or_default(opts).for_dof(6);
+        po.max_step_rad = std::isfinite(max_step) ? max_step : 0.0;
+        po.keep_branch = keep_branch ? 1 : 0;
+        py::ssize_t n = Ts.shape(0);
+        auto Q = new_array({n, 6});
+        pik_path_report rep;
+        {
+            py::gil_scoped_release release;
+            pik_arm6_path(m_, Ts.data(), static_cast<int>(n), q0.data, &po, Q.mutable_data(), &rep);
+        }
+        if (rep.status <= PIK_ERR_NULL) {  // an input error: name the pose
+            throw py::value_error(pose_error(rep.status, Ts.data() + 16 * std::max(rep.failed_index, 0),
+                                             "Ts[" + std::to_string(std::max(rep.failed_index, 0)) + "]"));
+        }
+        if (rep.failed_index >= 0) {
+            double *Qd = Q.mutable_data();
+            for (py::ssize_t i = 6 * rep.failed_index; i < 6 * n; ++i) {
+                Qd[i] = std::numeric_limits<double>::quiet_NaN();
+            }
+        }
+        return py::make_tuple(Q, report_dict(rep));
     }
 
     // (N,4,4) -> (Q (N,6) with NaN rows where no in-limit solution, ok (N,), status (N,) int32).
-    py::tuple ik_batch(py::handle Ts_obj, py::handle qc_obj, py::handle w_obj, double margin) const
+    py::tuple ik_batch(py::handle Ts_obj, py::handle qc_obj, const SelectOptions *opts) const
     {
         darray Ts = as_double_array(Ts_obj, "Ts");
         if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4) {
@@ -241,9 +370,7 @@ class Arm6 {
         }
         py::ssize_t n = Ts.shape(0);
         JointArg qc = joint_arg(qc_obj, 6, "q_current", n);
-        JointArg w = joint_arg(w_obj, 6, "weights");
-        check_weights6(w);
-        check_margin(margin);
+        pik_select_options base = options_or_default(opts).for_dof(6);
         auto Q = new_array({n, 6});
         py::array_t<bool> ok(n);
         py::array_t<int32_t> status(n);
@@ -255,16 +382,20 @@ class Arm6 {
         int first_bad_status = 0;
         {
             py::gil_scoped_release release;
-            pik_select_options opts = {w.data, margin};
             const double nan = std::numeric_limits<double>::quiet_NaN();
             for (py::ssize_t i = 0; i < n; ++i) {
                 pik_solution_set set;
                 pik_selection sel;
+                pik_select_options o = base;
                 const double *cur = qc.data ? (qc.per_row ? qc.data + 6 * i : qc.data) : nullptr;
+                o.branch_current = cur ? static_cast<int>(pik_arm6_branch(m_, cur)) : -1;
                 int st = pik_arm6_ik_ex(m_, Td + 16 * i, cur, PIK_IK_ONLY_IN_LIMITS, &set);
                 if (st == PIK_OK) {
-                    st = pik_select(&set, m_->lower_rad, m_->upper_rad, cur, &opts, &sel);
-                } else if (st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS && first_bad < 0) {
+                    st = pik_select(&set, m_->lower_rad, m_->upper_rad, cur, &o, &sel);
+                    if (st == PIK_OK && sel.step_exceeded) {
+                        st = PIK_STEP_TOO_LARGE;
+                    }
+                } else if (st <= PIK_ERR_NULL && first_bad < 0) {
                     first_bad = i;
                     first_bad_status = st;
                 }
@@ -324,24 +455,6 @@ class Arm6 {
         return a;
     }
 
-    static void check_weights6(const JointArg &w)
-    {
-        if (w.data) {
-            for (int j = 0; j < 6; ++j) {
-                if (w.data[j] < 0.0) {
-                    throw py::value_error("weights: must be >= 0");
-                }
-            }
-        }
-    }
-
-    static void check_margin(double margin)
-    {
-        if (!(margin >= 0.0) || !std::isfinite(margin)) {
-            throw py::value_error("limit_margin: must be a finite number >= 0 [rad]");
-        }
-    }
-
     // Converts and validates a pose, runs the solver. Raises ValueError on bad input.
     int solve(py::handle T_obj, py::handle seed_obj, pik_solution_set &set) const
     {
@@ -358,13 +471,12 @@ class Arm6 {
     }
 
     // options = PIK_IK_ONLY_IN_LIMITS solves only what the selection can use (same choice, faster).
-    void select_impl(py::handle T_obj, py::handle qc_obj, py::handle w_obj, double margin, pik_selection &sel,
+    void select_impl(py::handle T_obj, py::handle qc_obj, const SelectOptions &so, pik_selection &sel,
                      unsigned options) const
     {
         JointArg qc = joint_arg(qc_obj, 6, "q_current");
-        JointArg w = joint_arg(w_obj, 6, "weights");
-        check_margin(margin);
-        check_weights6(w);
+        pik_select_options opts = so.for_dof(6);
+        opts.branch_current = qc.data ? static_cast<int>(pik_arm6_branch(m_, qc.data)) : -1;
         pik_solution_set set;
         // q_current doubles as the seed for the joints a singular pose leaves free.
         darray T = as_double_array(T_obj, "T");
@@ -376,16 +488,21 @@ class Arm6 {
             throw py::value_error(pose_error(st, T.data(), "T"));
         }
         if (st == PIK_OK) {
-            pik_select_options opts = {w.data, margin};
             st = pik_select(&set, m_->lower_rad, m_->upper_rad, qc.data, &opts, &sel);
         }
         if (st == PIK_UNREACHABLE) {
             throw NoSolution("unreachable: the pose is outside the workspace of " + name());
         }
+        if (st == PIK_BRANCH_SWITCH) {
+            throw NoSolution("keep_branch: the solutions within the limits are on another branch (a jump)");
+        }
         if (st == PIK_NONE_IN_LIMITS) {
             // The error path: solve everything again to say which limit stops the closest solution.
             pik_arm6_ik(m_, T.data(), qc.data, &set);
-            throw NoSolution(limits_message(set, margin));
+            throw NoSolution(limits_message(set, opts.limit_margin_rad));
+        }
+        if (st != PIK_OK) {
+            throw py::value_error(std::string("options: ") + pik_status_str(st));
         }
     }
 
@@ -575,29 +692,34 @@ class Arm7 {
     }
 
     // (q, flags, branch, psi, distance, limit_margin); raises NoSolutionError.
-    py::tuple select(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj, py::handle w_obj,
-                     double margin) const
+    py::tuple select(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj,
+                     const SelectOptions *opts) const
     {
         pik_selection sel;
-        double psi = select_impl(T_obj, qc_obj, policy, psi_obj, w_obj, margin, sel);
+        double psi = select_impl(T_obj, qc_obj, policy, psi_obj, options_or_default(opts), sel);
         auto q = new_array({7});
         std::memcpy(q.mutable_data(), sel.q_rad, 7 * sizeof(double));
-        return py::make_tuple(q, sel.flags, sel.index, psi, sel.distance, sel.limit_margin_rad);
+        return py::make_tuple(q, sel.flags, sel.index, psi, sel.distance, sel.limit_margin_rad, sel.singularity,
+                              sel.max_step_rad, sel.max_step_joint, bool(sel.step_exceeded), bool(sel.branch_switched));
     }
 
-    py::array_t<double> ik(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj, py::handle w_obj,
-                           double margin) const
+    py::array_t<double> ik(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj,
+                           const SelectOptions *opts) const
     {
         pik_selection sel;
-        select_impl(T_obj, qc_obj, policy, psi_obj, w_obj, margin, sel);
+        const SelectOptions &o = options_or_default(opts);
+        select_impl(T_obj, qc_obj, policy, psi_obj, o, sel);
+        if (sel.step_exceeded) {
+            throw NoSolution(step_message(sel, o.o.max_step_rad));
+        }
         auto q = new_array({7});
         std::memcpy(q.mutable_data(), sel.q_rad, 7 * sizeof(double));
         return q;
     }
 
     // (Q (N,7) NaN rows where not ok, ok (N,), status (N,), psi (N,)); q_current (7,) or (N,7).
-    py::tuple ik_batch(py::handle Ts_obj, py::handle qc_obj, int policy, py::handle psi_obj, py::handle w_obj,
-                       double margin) const
+    py::tuple ik_batch(py::handle Ts_obj, py::handle qc_obj, int policy, py::handle psi_obj,
+                       const SelectOptions *opts_obj) const
     {
         darray Ts = as_double_array(Ts_obj, "Ts");
         if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4) {
@@ -605,8 +727,7 @@ class Arm7 {
         }
         py::ssize_t n = Ts.shape(0);
         JointArg qc = joint_arg(qc_obj, 7, "q_current", n);
-        JointArg w = joint_arg(w_obj, 7, "weights");
-        check_weights(w);
+        pik_select_options base = options_or_default(opts_obj).for_dof(7);
         darray psis;
         const double *psid = nullptr;
         if (policy == PIK_PSI_GIVEN) {
@@ -616,9 +737,6 @@ class Arm7 {
             }
             check_finite(psis.data(), psis.size(), "psi");
             psid = psis.data();
-        }
-        if (!(margin >= 0.0) || !std::isfinite(margin)) {
-            throw py::value_error("limit_margin: must be a finite number >= 0 [rad]");
         }
         auto Q = new_array({n, 7});
         auto psi_out = new_array({n});
@@ -633,14 +751,18 @@ class Arm7 {
         bool psi_scalar = psid && (psis.ndim() == 0 || psis.shape(0) == 1);
         {
             py::gil_scoped_release release;
-            pik_select_options opts = {w.data, margin};
             const double nan = std::numeric_limits<double>::quiet_NaN();
             for (py::ssize_t i = 0; i < n; ++i) {
                 pik_selection sel;
+                pik_select_options opts = base;
                 const double *cur = qc.data ? (qc.per_row ? qc.data + 7 * i : qc.data) : nullptr;
                 double psi = psid ? (psi_scalar ? psid[0] : psid[i]) : 0.0;
+                opts.branch_current = cur ? static_cast<int>(pik_srs_branch(&m_, cur)) : -1;
                 int st = pik_srs_select(&m_, Td + 16 * i, cur, static_cast<pik_psi_policy>(policy), &psi, &opts, &sel);
-                if (st != PIK_OK && st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS && first_bad < 0) {
+                if (st == PIK_OK && sel.step_exceeded) {
+                    st = PIK_STEP_TOO_LARGE;
+                }
+                if (st <= PIK_ERR_NULL && first_bad < 0) {
                     first_bad = i;
                     first_bad_status = st;
                 }
@@ -750,16 +872,13 @@ class Arm7 {
     }
 
     // Validates, runs pik_srs_select, maps its status to exceptions; returns the chosen psi.
-    double select_impl(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj, py::handle w_obj,
-                       double margin, pik_selection &sel) const
+    double select_impl(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj, const SelectOptions &so,
+                       pik_selection &sel) const
     {
         darray T = pose_arg(T_obj, "T");
         JointArg qc = joint_arg(qc_obj, 7, "q_current");
-        JointArg w = joint_arg(w_obj, 7, "weights");
-        check_weights(w);
-        if (!(margin >= 0.0) || !std::isfinite(margin)) {
-            throw py::value_error("limit_margin: must be a finite number >= 0 [rad]");
-        }
+        pik_select_options opts = so.for_dof(7);
+        opts.branch_current = qc.data ? static_cast<int>(pik_srs_branch(&m_, qc.data)) : -1;
         double psi = 0.0;
         if (policy == PIK_PSI_GIVEN) {
             psi = psi_obj.cast<double>();
@@ -767,16 +886,18 @@ class Arm7 {
                 throw py::value_error("psi: must be finite [rad]");
             }
         }
-        pik_select_options opts = {w.data, margin};
         int st = pik_srs_select(&m_, T.data(), qc.data, static_cast<pik_psi_policy>(policy), &psi, &opts, &sel);
         if (st == PIK_UNREACHABLE) {
             throw NoSolution("unreachable: the pose is outside the workspace of " + name());
+        }
+        if (st == PIK_BRANCH_SWITCH) {
+            throw NoSolution("keep_branch: the solutions within the limits are on another branch (a jump)");
         }
         if (st == PIK_NONE_IN_LIMITS) {
             throw NoSolution(policy == PIK_PSI_GIVEN
                                  ? "no solution within the joint limits at psi = " + std::to_string(psi) + " rad"
                                  : "no arm angle has a solution within the joint limits" +
-                                       std::string(margin > 0.0 ? " (with the limit margin)" : ""));
+                                       std::string(opts.limit_margin_rad > 0.0 ? " (with the limit margin)" : ""));
         }
         if (st != PIK_OK) {
             throw py::value_error(pose_error(st, T.data(), "T"));
@@ -784,6 +905,59 @@ class Arm7 {
         return psi;
     }
 
+  public:
+    double singularity(py::handle q_obj) const
+    {
+        JointArg q = joint_arg(q_obj, 7, "q");
+        if (!q.data) {
+            throw py::value_error("q: expected 7 joint angles [rad], got None");
+        }
+        return pik_srs_singularity_of(&m_, q.data);
+    }
+
+    // (Q (n,7) NaN from the failing sample on, psi (n,), report dict)
+    py::tuple path(py::handle Ts_obj, py::handle q0_obj, const SelectOptions *opts, double max_step, bool keep_branch) const
+    {
+        darray Ts = as_double_array(Ts_obj, "Ts");
+        if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4) {
+            throw py::value_error("Ts: expected shape (N, 4, 4), got " + shape_str(Ts));
+        }
+        JointArg q0 = joint_arg(q0_obj, 7, "q_start");
+        if (!q0.data) {
+            throw py::value_error("q_start: expected 7 joint angles [rad], got None");
+        }
+        if (!(max_step >= 0.0)) {
+            throw py::value_error("max_step_rad: must be >= 0 (0: no bound)");
+        }
+        pik_path_options po;
+        po.select = options_or_default(opts).for_dof(7);
+        po.max_step_rad = std::isfinite(max_step) ? max_step : 0.0;
+        po.keep_branch = keep_branch ? 1 : 0;
+        py::ssize_t n = Ts.shape(0);
+        auto Q = new_array({n, 7});
+        auto psi = new_array({n});
+        pik_path_report rep;
+        {
+            py::gil_scoped_release release;
+            pik_srs_path(&m_, Ts.data(), static_cast<int>(n), q0.data, &po, Q.mutable_data(), psi.mutable_data(), &rep);
+        }
+        if (rep.status <= PIK_ERR_NULL) {
+            throw py::value_error(pose_error(rep.status, Ts.data() + 16 * std::max(rep.failed_index, 0),
+                                             "Ts[" + std::to_string(std::max(rep.failed_index, 0)) + "]"));
+        }
+        if (rep.failed_index >= 0) {
+            double *Qd = Q.mutable_data(), *pd = psi.mutable_data();
+            for (py::ssize_t i = 7 * rep.failed_index; i < 7 * n; ++i) {
+                Qd[i] = std::numeric_limits<double>::quiet_NaN();
+            }
+            for (py::ssize_t i = rep.failed_index; i < n; ++i) {
+                pd[i] = std::numeric_limits<double>::quiet_NaN();
+            }
+        }
+        return py::make_tuple(Q, psi, report_dict(rep));
+    }
+
+  private:
     void solve(py::handle T_obj, double psi, py::handle seed_obj, pik_solution_set &set) const
     {
         darray T = pose_arg(T_obj, "T");
@@ -843,6 +1017,71 @@ PYBIND11_MODULE(_core, m)
     });
     m.def("atan2", &pik_atan2);
 
+    py::class_<SelectOptions>(m, "SelectOptions")
+        .def(py::init([](py::object weights, double limit_margin_rad, double soft_limit_margin_rad, double limit_penalty,
+                         double singularity_margin, double singularity_penalty, double branch_switch_penalty,
+                         double continuous_step_rad, double max_step_rad) {
+                 SelectOptions o;
+                 if (!weights.is_none()) {
+                     darray w = as_double_array(weights, "weights");
+                     if (w.ndim() != 1) {
+                         throw py::value_error("weights: expected one weight per joint");
+                     }
+                     o.weights.assign(w.data(), w.data() + w.size());
+                 }
+                 o.o.limit_margin_rad = limit_margin_rad;
+                 o.o.soft_limit_margin_rad = soft_limit_margin_rad;
+                 o.o.limit_penalty = limit_penalty;
+                 o.o.singularity_margin = singularity_margin;
+                 o.o.singularity_penalty = singularity_penalty;
+                 o.o.branch_switch_penalty = branch_switch_penalty;
+                 o.o.continuous_step_rad = continuous_step_rad;
+                 o.o.max_step_rad = std::isfinite(max_step_rad) ? max_step_rad : 0.0;
+                 o.validate();
+                 return o;
+             }),
+             py::arg("weights") = py::none(), py::arg("limit_margin_rad") = pik_select_options_default().limit_margin_rad,
+             py::arg("soft_limit_margin_rad") = pik_select_options_default().soft_limit_margin_rad,
+             py::arg("limit_penalty") = pik_select_options_default().limit_penalty,
+             py::arg("singularity_margin") = pik_select_options_default().singularity_margin,
+             py::arg("singularity_penalty") = pik_select_options_default().singularity_penalty,
+             py::arg("branch_switch_penalty") = pik_select_options_default().branch_switch_penalty,
+             py::arg("continuous_step_rad") = pik_select_options_default().continuous_step_rad,
+             py::arg("max_step_rad") = 0.0)
+        .def_property_readonly("weights", [](const SelectOptions &o) -> py::object {
+            if (o.weights.empty()) {
+                return py::none();
+            }
+            return py::cast(o.weights);
+        })
+        .def_property_readonly("limit_margin_rad", [](const SelectOptions &o) { return o.o.limit_margin_rad; })
+        .def_property_readonly("soft_limit_margin_rad", [](const SelectOptions &o) { return o.o.soft_limit_margin_rad; })
+        .def_property_readonly("limit_penalty", [](const SelectOptions &o) { return o.o.limit_penalty; })
+        .def_property_readonly("singularity_margin", [](const SelectOptions &o) { return o.o.singularity_margin; })
+        .def_property_readonly("singularity_penalty", [](const SelectOptions &o) { return o.o.singularity_penalty; })
+        .def_property_readonly("branch_switch_penalty", [](const SelectOptions &o) { return o.o.branch_switch_penalty; })
+        .def_property_readonly("continuous_step_rad", [](const SelectOptions &o) { return o.o.continuous_step_rad; })
+        .def_property_readonly("max_step_rad", [](const SelectOptions &o) { return o.o.max_step_rad; })
+        .def_static("nearest", []() {
+            SelectOptions o;
+            o.o.soft_limit_margin_rad = 0.0;
+            o.o.limit_penalty = 0.0;
+            o.o.singularity_margin = 0.0;
+            o.o.singularity_penalty = 0.0;
+            o.o.branch_switch_penalty = 0.0;
+            return o;
+        }, "Pure nearest (or largest limit margin): every penalty off.")
+        .def("__repr__", [](const SelectOptions &o) {
+            std::ostringstream os;
+            os << "SelectOptions(weights=" << (o.weights.empty() ? "None" : "[...]")
+               << ", limit_margin_rad=" << o.o.limit_margin_rad << ", soft_limit_margin_rad=" << o.o.soft_limit_margin_rad
+               << ", limit_penalty=" << o.o.limit_penalty << ", singularity_margin=" << o.o.singularity_margin
+               << ", singularity_penalty=" << o.o.singularity_penalty
+               << ", branch_switch_penalty=" << o.o.branch_switch_penalty
+               << ", continuous_step_rad=" << o.o.continuous_step_rad << ", max_step_rad=" << o.o.max_step_rad << ")";
+            return os.str();
+        });
+
     py::class_<Arm6>(m, "Arm6")
         .def_static("piper", &Arm6::piper, py::arg("legacy_zero") = false)
         .def_property_readonly("name", &Arm6::name)
@@ -853,12 +1092,13 @@ PYBIND11_MODULE(_core, m)
         .def("wrist_center", &Arm6::wrist_center, py::arg("q"))
         .def("ik_all", &Arm6::ik_all, py::arg("T"), py::arg("seed") = py::none())
         .def("solutions", &Arm6::solutions, py::arg("T"), py::arg("seed") = py::none())
-        .def("ik", &Arm6::ik, py::arg("T"), py::arg("q_current") = py::none(), py::arg("weights") = py::none(),
-             py::arg("limit_margin") = 0.0)
-        .def("select", &Arm6::select, py::arg("T"), py::arg("q_current") = py::none(),
-             py::arg("weights") = py::none(), py::arg("limit_margin") = 0.0)
+        .def("ik", &Arm6::ik, py::arg("T"), py::arg("q_current") = py::none(), py::arg("options") = py::none())
+        .def("select", &Arm6::select, py::arg("T"), py::arg("q_current") = py::none(), py::arg("options") = py::none())
         .def("ik_batch", &Arm6::ik_batch, py::arg("Ts"), py::arg("q_current") = py::none(),
-             py::arg("weights") = py::none(), py::arg("limit_margin") = 0.0)
+             py::arg("options") = py::none())
+        .def("singularity", &Arm6::singularity, py::arg("q"))
+        .def("path", &Arm6::path, py::arg("Ts"), py::arg("q_start"), py::arg("options"), py::arg("max_step_rad"),
+             py::arg("keep_branch"))
         .def("bench_ik_ns", &Arm6::bench_ik_ns, py::arg("Ts"), py::arg("repeats") = 10);
 
     py::dict policies;
@@ -884,11 +1124,14 @@ PYBIND11_MODULE(_core, m)
         .def("solutions", &Arm7::solutions, py::arg("T"), py::arg("psi"), py::arg("seed") = py::none())
         .def("feasible_arm_angles", &Arm7::feasible_arm_angles, py::arg("T"), py::arg("per_branch") = false)
         .def("select", &Arm7::select, py::arg("T"), py::arg("q_current"), py::arg("policy"), py::arg("psi"),
-             py::arg("weights"), py::arg("limit_margin"))
+             py::arg("options"))
         .def("ik", &Arm7::ik, py::arg("T"), py::arg("q_current"), py::arg("policy"), py::arg("psi"),
-             py::arg("weights"), py::arg("limit_margin"))
+             py::arg("options"))
         .def("ik_batch", &Arm7::ik_batch, py::arg("Ts"), py::arg("q_current"), py::arg("policy"), py::arg("psi"),
-             py::arg("weights"), py::arg("limit_margin"))
+             py::arg("options"))
+        .def("singularity", &Arm7::singularity, py::arg("q"))
+        .def("path", &Arm7::path, py::arg("Ts"), py::arg("q_start"), py::arg("options"), py::arg("max_step_rad"),
+             py::arg("keep_branch"))
         .def("bench_ns", &Arm7::bench_ns, py::arg("what"), py::arg("Ts"), py::arg("psi"), py::arg("q_current"),
              py::arg("repeats") = 5);
 }
