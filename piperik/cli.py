@@ -6,6 +6,8 @@
     piperik ik --robot nero --xyz ... --psi A  a 7-DOF arm at arm angle A (else: chosen for you)
     piperik fk Q1 ... Qn                      the flange pose of joint angles (rad; --deg, --mdeg)
     piperik check [--urdf PATH --frame NAME]  compare the model with a URDF through Pinocchio
+    piperik path --from X Y Z R P Y --to X Y Z R P Y [--via ...] --rate 200 [--plot out.png] [--csv out.csv]
+                                              a straight-line motion, solved and timed
 """
 from __future__ import annotations
 
@@ -295,6 +297,53 @@ def cmd_fk(args) -> int:
     return 0
 
 
+def cmd_path(args) -> int:
+    from .trajectory import plan_cartesian, time_parameterize
+
+    arm = _make_arm(args)
+    to_rad = np.radians if args.deg else (lambda v: np.asarray(v, dtype=float))
+    try:
+        points = [args.start] + list(args.via or []) + [args.to]
+        waypoints = [pose_from_xyz_rpy(p[:3], to_rad(p[3:])) for p in points]
+        if args.q_start is not None:
+            if len(args.q_start) != arm.dof:
+                raise ValueError(f"--q-start: expected {arm.dof} joint angles, got {len(args.q_start)}")
+            q_start = to_rad(args.q_start)
+        else:
+            q_start = arm.ik(waypoints[0])  # largest limit margin (7-DOF: widest arm-angle interval)
+        plan = plan_cartesian(arm, waypoints, q_start, max_joint_step_rad=args.max_joint_step)
+        traj = time_parameterize(plan.q, arm.max_velocity, arm.max_acceleration, rate_hz=args.rate)
+    except ValueError as exc:  # NoSolutionError is a ValueError
+        print(f"piperik path: {exc}", file=sys.stderr)
+        return 2
+    fk = arm.fk(plan.q)
+    dev = max(_pose_error(fk[i], plan.poses[i])[0] for i in range(len(fk)))
+    rep = plan.report
+    print(f"{arm!r}: {len(waypoints)} waypoints, {len(plan.q)} path samples (joint steps <= "
+          f"{args.max_joint_step} rad), FK of every sample on its line within {dev:.1e} m")
+    print(f"  largest joint step {rep['max_step_rad']:.4f} rad (joint {rep['max_step_joint'] + 1}), "
+          f"branch changes {rep['branch_changes']} (continuous), smallest singularity measure "
+          f"{rep['min_singularity']:.3f}")
+    print(f"  timed at {args.rate:g} Hz: {len(traj.t_s)} setpoints, {traj.duration_s:.3f} s; peak |qd| / limit "
+          f"{np.max(np.abs(traj.qd_rad_s) / arm.max_velocity):.2f}, peak |qdd| / limit "
+          f"{np.max(np.abs(traj.qdd_rad_s2) / arm.max_acceleration):.2f}")
+    if args.csv:
+        header = ["t_s"] + [f"q{j + 1}_rad" for j in range(arm.dof)] + [f"qd{j + 1}_rad_s" for j in range(arm.dof)]
+        np.savetxt(args.csv, np.column_stack([traj.t_s, traj.q_rad, traj.qd_rad_s]), delimiter=",",
+                   header=",".join(header), comments="", fmt="%.9g")
+        print(f"  wrote {args.csv}")
+    if args.plot:
+        from .plot import plot_trajectory
+
+        try:
+            plot_trajectory(arm, traj, args.plot)
+        except RuntimeError as exc:
+            print(f"piperik path: {exc}", file=sys.stderr)
+            return 2
+        print(f"  wrote {args.plot}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="piperik", description="Closed-form IK for the AgileX PiPER, NERO and KUKA iiwa 14.")
     ap.add_argument("--version", action="version", version=f"piperik {__version__}")
@@ -326,6 +375,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("q", nargs="+", type=float, help="the joint angles [rad, or --deg, or --mdeg]")
     p.add_argument("--mdeg", action="store_true", help="angles in the PiPER's 0.001 deg units")
     p.set_defaults(func=cmd_fk)
+
+    p = sub.add_parser("path", help="a straight-line Cartesian motion, solved into joints and timed")
+    common(p)
+    six = dict(nargs=6, type=float, metavar=("X", "Y", "Z", "R", "P", "Y"))
+    p.add_argument("--from", dest="start", required=True, help="start pose: xyz [m], rpy [rad, or --deg]", **six)
+    p.add_argument("--to", required=True, help="end pose", **six)
+    p.add_argument("--via", action="append", help="intermediate pose (repeatable)", **six)
+    p.add_argument("--rate", type=float, default=200.0, help="control rate [Hz] (default 200)")
+    p.add_argument("--q-start", nargs="+", type=float, help="start configuration (default: chosen for the start pose)")
+    p.add_argument("--max-joint-step", type=float, default=0.02, help="joint step bound between path samples [rad]")
+    p.add_argument("--plot", help="write a plot of the joint trajectory (needs matplotlib)")
+    p.add_argument("--csv", help="write t, q, qd as CSV")
+    p.set_defaults(func=cmd_path)
 
     p = sub.add_parser("check", help="cross-check the model against a URDF with Pinocchio")
     common(p)

@@ -112,6 +112,9 @@ class Piper:
 
     dof: int = 6
     ee_frame: str = "link6"
+    #: default timing limits: the firmware's maximum joint speed (3 rad/s) and acceleration (5 rad/s^2)
+    max_velocity: np.ndarray = np.full(6, 3.0)
+    max_acceleration: np.ndarray = np.full(6, 5.0)
 
     def __init__(self, legacy_zero: bool = False) -> None:
         if not isinstance(legacy_zero, (bool, np.bool_)):
@@ -203,8 +206,12 @@ class Piper:
         cannot be reached and why: unreachable, outside the limits, a branch switch, or a joint step
         above ``max_step_rad`` (``np.inf``: no bound). The loop runs in C.
         """
-        Q, report = self._arm.path(Ts, q_start, options, float(max_step_rad), bool(keep_branch))
+        Q, report = self._path(Ts, q_start, max_step_rad, keep_branch, options)
         return _path_result(Q, report, return_report)
+
+    def _path(self, Ts, q_start, max_step_rad, keep_branch, options):
+        Q, report = self._arm.path(Ts, q_start, options, float(max_step_rad), bool(keep_branch))
+        return Q, report
 
     def ik_batch(self, Ts, q_current=None, *, weights=None, limit_margin: float = 0.0,
                  options: Optional[SelectOptions] = None, return_status: bool = False):
@@ -348,9 +355,13 @@ class _SrsArm:
         sample is chosen nearest the previous solution. Same rules and errors as the 6-DOF
         :meth:`Piper.ik_path`; with ``return_report=True`` returns ``(Q, report)`` where the report
         also holds the arm angles ``psi`` (N,)."""
+        Q, report = self._path(Ts, q_start, max_step_rad, keep_branch, options)
+        return _path_result(Q, report, return_report)
+
+    def _path(self, Ts, q_start, max_step_rad, keep_branch, options):
         Q, psi, report = self._arm.path(Ts, q_start, options, float(max_step_rad), bool(keep_branch))
         report["psi"] = psi
-        return _path_result(Q, report, return_report)
+        return Q, report
 
     def ik_batch(self, Ts, q_current=None, *, psi=None, policy: Optional[str] = None, weights=None,
                  limit_margin: float = 0.0, options: Optional[SelectOptions] = None, return_status: bool = False):
@@ -376,6 +387,10 @@ class Nero(_SrsArm):
 
     ee_frame = "gripper_flange"
     _urdf_name = "nero.urdf"
+    #: default timing limits: AgileX publishes none for the NERO (its URDF's 5 rad/s is a
+    #: placeholder); the PiPER firmware's 3 rad/s and 5 rad/s^2 are used
+    max_velocity = np.full(7, 3.0)
+    max_acceleration = np.full(7, 5.0)
     _factory = staticmethod(_core.Arm7.nero)
     #: the more precise limits of pyAgxArm's docs/nero/nero_api.md, as (lower, upper) [rad]
     PYAGXARM_DOC_LIMITS = (
@@ -389,4 +404,8 @@ class Iiwa14(_SrsArm):
 
     ee_frame = "iiwa_link_ee_kuka"
     _urdf_name = "iiwa14.urdf"
+    #: default timing limits: the URDF's velocities and Drake's accelerations
+    max_velocity = np.array([1.4835298641951802, 1.4835298641951802, 1.7453292519943295, 1.3089969389957472,
+                             2.2689280275926285, 2.356194490192345, 2.356194490192345])
+    max_acceleration = np.array([8.57, 8.57, 8.74, 11.36, 12.23, 15.72, 15.72])
     _factory = staticmethod(_core.Arm7.iiwa14)
