@@ -125,15 +125,15 @@ def _poses_at(Ws: List[np.ndarray], g: np.ndarray) -> np.ndarray:
 
 def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: float = 0.02,
                    sample_m: float = 0.01, sample_rad: float = 0.05, max_samples: int = 200_000,
-                   max_step_rad: float = 0.25, keep_branch: bool = True, options=None) -> CartesianPlan:
+                   keep_branch: bool = True, options=None) -> CartesianPlan:
     """Straight lines with SLERP orientation through ``waypoints`` (>= 2 poses), solved into a
     continuous joint path starting from ``q_start``.
 
-    Segments are first sampled every ``sample_m`` metres / ``sample_rad`` radians of rotation, then
-    the intervals where a joint moves more than ``max_joint_step_rad`` are bisected until none does.
-    ``max_step_rad`` is the hard bound of ``ik_path``: a sample that would need a larger jump (a
-    branch switch, or a flip the path cannot avoid) raises :class:`NoSolutionError` naming the
-    segment and its parameter, as does an unreachable or out-of-limits sample.
+    Segments are first sampled every ``sample_m`` metres / ``sample_rad`` radians of rotation; then
+    every interval in which a joint moves more than ``max_joint_step_rad``, or the branch changes,
+    is bisected until no joint step exceeds the bound. A branch change that stays a jump however
+    finely the line is sampled (``keep_branch``), an unreachable or out-of-limits sample, raises
+    :class:`NoSolutionError` naming the segment and its parameter.
     """
     Ws = [_matrix(W) for W in waypoints]
     if len(Ws) < 2:
@@ -147,24 +147,37 @@ def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: flo
                                      _rotation_angle(A, B) / sample_rad))))
         g.append(k + np.arange(1, n + 1) / n)
     g = np.concatenate(g)
-    for _ in range(60):
+
+    def where(i: int) -> str:
+        k = min(int(g[i]), len(Ws) - 2)
+        return f"segment {k} (waypoint {k} -> {k + 1}) at s = {g[i] - k:.4f} (sample {i})"
+
+    for _ in range(400):
         if len(g) > max_samples:
             raise ValueError(f"max_samples: more than {max_samples} samples needed for joint steps "
                              f"<= {max_joint_step_rad} rad")
         poses = _poses_at(Ws, g)
-        Q, report = arm._path(poses, q_start, max_step_rad, keep_branch, options)
-        if report["failed_index"] >= 0:
-            i = report["failed_index"]
-            k = min(int(g[i]), len(Ws) - 2)
-            raise NoSolutionError(f"segment {k} (waypoint {k} -> {k + 1}) at s = {g[i] - k:.4f} "
-                                  f"(sample {i}): {report['reason']}")
+        # No step bound while refining: a large step only says where to sample more finely.
+        Q, report = arm._path(poses, q_start, math.inf, keep_branch, options)
+        i = report["failed_index"]
+        if i >= 0:
+            # A branch change that is a jump at this sampling may be a continuous crossing of a
+            # singularity at a finer one: bisect before giving up.
+            if report["status"] == -3 and i > 0 and g[i] - g[i - 1] > 1e-9:
+                g = np.sort(np.append(g, 0.5 * (g[i - 1] + g[i])))
+                continue
+            raise NoSolutionError(f"{where(i)}: {report['reason']}")
         steps = np.abs(np.diff(Q, axis=0)).max(axis=1) if len(Q) > 1 else np.zeros(0)
         too_big = np.nonzero(steps > max_joint_step_rad)[0]  # between sample i and i + 1
         if len(too_big) == 0:
             seg = np.minimum(np.floor(g).astype(int), len(Ws) - 2)
             return CartesianPlan(poses, Q, seg, g - seg, dict(report))
+        tiny = too_big[g[too_big + 1] - g[too_big] <= 1e-9]
+        if len(tiny):
+            raise NoSolutionError(f"{where(int(tiny[0]) + 1)}: the joints jump by {steps[tiny[0]]:.3f} rad "
+                                  "however finely the line is sampled (a singularity or a limit in the way)")
         g = np.sort(np.concatenate([g, 0.5 * (g[too_big] + g[too_big + 1])]))
-    raise NoSolutionError(f"joint steps stay above {max_joint_step_rad} rad after 60 bisections: "
+    raise NoSolutionError(f"joint steps stay above {max_joint_step_rad} rad after 400 refinements: "
                           "the path passes (too) close to a singularity")
 
 
@@ -260,8 +273,8 @@ def time_parameterize(q_path, max_velocity, max_acceleration, rate_hz: float = 2
     for _ in range(30):
         T_end = t_knots[-1] * scale
         M = int(math.ceil(T_end / dt - 1e-9)) + 1
-        t = np.minimum(np.arange(M) * dt, T_end)
-        tau_all = t / scale
+        t = np.arange(M) * dt  # the last sample may lie past T_end: the arm is at rest there
+        tau_all = np.minimum(t, T_end) / scale
         k = np.clip(np.searchsorted(t_knots, tau_all, side="right") - 1, 0, nseg - 1)
         tau = tau_all - t_knots[k]
         acc = (v[k + 1] ** 2 - v[k] ** 2) / 2.0
