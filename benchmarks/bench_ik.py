@@ -198,10 +198,63 @@ def bench_srs(arm, n: int, repeats: int, n_dls: int, seed: int) -> None:
         print(line)
 
 
+def _dls_path(arm, Ts, q0):
+    """Pinocchio damped least squares along a pose sequence, each solve warm-started from the
+    previous sample (as a numerical IK would be used for a path). Returns (seconds, converged)."""
+    import pinocchio as pin
+
+    model = pin.buildModelFromUrdf(str(arm.urdf_path))
+    data = model.createData()
+    fid = model.getFrameId(arm.ee_frame)
+    q = np.asarray(q0, dtype=float).copy()
+    ok = 0
+    t0 = time.perf_counter()
+    for T in Ts:
+        target = pin.SE3(T)
+        for _ in range(1000):
+            pin.framesForwardKinematics(model, data, q)
+            err = pin.log(data.oMf[fid].actInv(target)).vector
+            if np.linalg.norm(err) < 1e-4:
+                ok += 1
+                break
+            J = pin.computeFrameJacobian(model, data, q, fid, pin.LOCAL)
+            J = -np.dot(pin.Jlog6(data.oMf[fid].actInv(target).inverse()), J)
+            v = -J.T.dot(np.linalg.solve(J.dot(J.T) + 1e-12 * np.eye(6), err))
+            q = pin.integrate(model, q, v * 0.1)
+    return time.perf_counter() - t0, ok
+
+
+def bench_paths(repeats: int) -> None:
+    from piperik.trajectory import line_poses
+
+    print("\n### ik_path: a 1000-pose straight line (20 cm, orientation held), one call\n")
+    print("| arm | piperik ik_path | per pose | Pinocchio DLS, warm-started from the previous sample | notes |")
+    print("|---|---|---|---|---|")
+    for arm, q0, d in ((piperik.Piper(), [0.2, 1.2, -1.0, 0.3, 0.6, 0.1], [0.10, 0.15, -0.05]),
+                       (piperik.Nero(), [0.3, 0.5, 0.2, 1.0, 0.4, 0.3, 0.2], [0.0, 0.12, 0.1])):
+        q0 = np.array(q0)
+        T0 = arm.fk(q0)
+        T1 = T0.copy()
+        T1[:3, 3] += np.array(d) * 0.2 / np.linalg.norm(d)
+        Ts = line_poses(T0, T1, 1000)
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            arm.ik_path(Ts, q0)
+            times.append(time.perf_counter() - t0)
+        ms = statistics.median(times) * 1000
+        try:
+            dls_s, ok = _dls_path(arm, Ts, q0)
+            dls = f"{dls_s * 1000:.0f} ms ({ok}/1000 converged)"
+        except ImportError:
+            dls = "Pinocchio not installed"
+        print(f"| {type(arm).__name__} | {ms:.2f} ms | {ms * 1000 / 1000:.2f} us | {dls} | median of {repeats} runs |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer poses and repeats")
-    ap.add_argument("--robot", choices=["piper", "nero", "iiwa14", "all"], default="all")
+    ap.add_argument("--robot", choices=["piper", "nero", "iiwa14", "paths", "all"], default="all")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     n = 1000 if args.quick else 2000
@@ -218,6 +271,8 @@ def main() -> int:
         bench_srs(piperik.Nero(), n, repeats, n_dls, args.seed)
     if args.robot in ("iiwa14", "all"):
         bench_srs(piperik.Iiwa14(), n, repeats, n_dls, args.seed)
+    if args.robot in ("paths", "all"):
+        bench_paths(repeats)
     return 0
 
 
