@@ -24,11 +24,14 @@ _FLAGS = _core.FLAGS
 SelectOptions = _core.SelectOptions
 
 
+_DEFAULT_OPTIONS = SelectOptions()  # passing an object is ~0.4 us faster than None through pybind11
+
+
 def _options(options, weights, limit_margin: float):
     """The SelectOptions for a call: ``options`` with ``weights`` / ``limit_margin`` folded in."""
     if weights is None and limit_margin == 0.0:
-        return options  # None: the core's defaults, no allocation
-    base = options if options is not None else SelectOptions()
+        return _DEFAULT_OPTIONS if options is None else options
+    base = options if options is not None else _DEFAULT_OPTIONS
     return SelectOptions(
         weights=base.weights if weights is None else weights,
         limit_margin_rad=base.limit_margin_rad if limit_margin == 0.0 else limit_margin,
@@ -210,7 +213,7 @@ class Piper:
         return _path_result(Q, report, return_report)
 
     def _path(self, Ts, q_start, max_step_rad, keep_branch, options):
-        Q, report = self._arm.path(Ts, q_start, options, float(max_step_rad), bool(keep_branch))
+        Q, report = self._arm.path(Ts, q_start, _options(options, None, 0.0), float(max_step_rad), bool(keep_branch))
         return Q, report
 
     def ik_batch(self, Ts, q_current=None, *, weights=None, limit_margin: float = 0.0,
@@ -359,7 +362,8 @@ class _SrsArm:
         return _path_result(Q, report, return_report)
 
     def _path(self, Ts, q_start, max_step_rad, keep_branch, options):
-        Q, psi, report = self._arm.path(Ts, q_start, options, float(max_step_rad), bool(keep_branch))
+        Q, psi, report = self._arm.path(Ts, q_start, _options(options, None, 0.0), float(max_step_rad),
+                                        bool(keep_branch))
         report["psi"] = psi
         return Q, report
 

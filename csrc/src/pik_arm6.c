@@ -527,27 +527,27 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
 
 uint32_t pik_arm6_branch(const pik_arm6_model *m, const double q_rad[6])
 {
-    joint_sc j;
-    double u, v, rho, L, cphi, sphi, ca;
+    double s2, c2, s3, c3, s5, c5, u, v, L, ca;
     uint32_t b = 0u;
     if (m == 0 || q_rad == 0 || !finite6(q_rad)) {
         return 0u;
     }
-    joint_sincos(m, q_rad, &j);
-    u = m->a2_m + m->a3_m * j.c[2] + m->d4_m * j.s[2];
-    v = m->a3_m * j.s[2] - m->d4_m * j.c[2];
-    rho = j.c[1] * u - j.s[1] * v; /* < 0: the wrist centre is behind axis 1 (reach over) */
+    /* only joints 2, 3 and 5 decide the branch */
+    pik_sincos_inline(q_rad[1] + m->theta_offset_rad[1], &s2, &c2);
+    pik_sincos_inline(q_rad[2] + m->theta_offset_rad[2], &s3, &c3);
+    pik_sincos_inline(q_rad[4] + m->theta_offset_rad[4], &s5, &c5);
+    (void)c5;
+    u = m->a2_m + m->a3_m * c3 + m->d4_m * s3;
+    v = m->a3_m * s3 - m->d4_m * c3;
     L = sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
-    cphi = m->d4_m / L;
-    sphi = m->a3_m / L;
-    ca = j.c[2] * cphi - j.s[2] * sphi; /* cos(t3 + phi) */
-    if (rho < 0.0) {
+    ca = (c3 * m->d4_m - s3 * m->a3_m) / L; /* cos(t3 + phi) */
+    if (c2 * u - s2 * v < 0.0) {             /* rho < 0: the wrist centre is behind axis 1 */
         b |= PIK_FLAG_SHOULDER_BACK;
     }
     if (ca < 0.0) {
         b |= PIK_FLAG_ELBOW_B;
     }
-    if (j.s[4] < 0.0) {
+    if (s5 < 0.0) {
         b |= PIK_FLAG_WRIST_FLIP;
     }
     return b;
