@@ -28,21 +28,30 @@ else:
     # IEEE rounding). -fno-math-errno lets sqrt compile to one instruction.
     C_FLAGS = ["-std=c99", "-O2", "-fPIC", "-fno-math-errno", "-Wall", "-Wextra", "-pedantic"]
 
+# The reference firmware's core and its POSIX pseudo-terminal HAL, for `piperik firmware-sim`
+# (the same C the microcontroller runs; the simulator needs openpty, so POSIX only).
+FW_DIR = "firmware_bridge/firmware"
+LIBRARIES = [("piperik_core", {"sources": CORE_SOURCES, "include_dirs": [INCLUDE], "cflags": C_FLAGS})]
+EXT_LIBS = ["piperik_core"]
+EXT_MACROS = []
+if sys.platform != "win32":
+    LIBRARIES.insert(0, ("piperik_fw", {"sources": [f"{FW_DIR}/fw_core.c", f"{FW_DIR}/fw_posix.c"],
+                                         "include_dirs": [INCLUDE, FW_DIR],
+                                         "cflags": C_FLAGS + ["-D_DEFAULT_SOURCE"]}))
+    EXT_LIBS = ["piperik_fw", "piperik_core"] + (["util"] if sys.platform.startswith("linux") else [])
+    EXT_MACROS = [("PIK_WITH_FW_SIM", "1")]
+
 setup(
     version=VERSION,
-    libraries=[
-        (
-            "piperik_core",
-            {"sources": CORE_SOURCES, "include_dirs": [INCLUDE], "cflags": C_FLAGS},
-        )
-    ],
+    libraries=LIBRARIES,
     ext_modules=[
         Pybind11Extension(
             "piperik._core",
             ["csrc/bindings/module.cpp"],
             include_dirs=[INCLUDE],
             cxx_std=17,
-            libraries=["piperik_core"],
+            libraries=EXT_LIBS,
+            define_macros=EXT_MACROS,
         )
     ],
     cmdclass={"build_ext": build_ext},

@@ -8,6 +8,11 @@
     piperik check [--urdf PATH --frame NAME]  compare the model with a URDF through Pinocchio
     piperik path --from X Y Z R P Y --to X Y Z R P Y [--via ...] --rate 200 [--plot out.png] [--csv out.csv]
                                               a straight-line motion, solved and timed
+    piperik firmware-sim [--robot piper] [--link PATH]
+                                              the reference firmware on a pseudo-terminal (first
+                                              output line: its device path)
+    piperik stream --port PATH --robot piper --demo --rate 500 --seconds 2
+                                              stream a demo motion to a device, print the counts
 """
 from __future__ import annotations
 
@@ -344,6 +349,54 @@ def cmd_path(args) -> int:
     return 0
 
 
+def cmd_firmware_sim(args) -> int:
+    import os
+
+    from . import _core
+
+    if not _core.HAVE_FW_SIM:
+        print("piperik firmware-sim: needs a POSIX system (openpty)", file=sys.stderr)
+        return 2
+    if args.link:
+        os.environ["FW_LINK"] = args.link
+    sys.stdout.flush()
+    return int(_core.fw_sim_run(args.robot))
+
+
+def cmd_stream(args) -> int:
+    from firmware_bridge.streamer import BridgeError, Streamer
+
+    arm = _make_arm(args)
+    if not args.demo:
+        print("piperik stream: only --demo is implemented on the command line; use "
+              "firmware_bridge.Streamer from Python for your own motions", file=sys.stderr)
+        return 2
+    lim = np.stack([np.ceil(np.degrees(arm.lower) * 1000), np.floor(np.degrees(arm.upper) * 1000)], axis=1)
+    try:
+        with Streamer(args.port, baudrate=args.baud) as link:
+            link.configure(watchdog_ms=args.watchdog_ms, limits_mdeg=lim)
+            link.enable()
+            st = link.state()
+            q0 = np.radians(np.asarray(st.q_mdeg, dtype=float) / 1000.0) if st else np.zeros(arm.dof)
+            if len(q0) != arm.dof:
+                print(f"piperik stream: the device has {len(q0)} joints, --robot {args.robot} {arm.dof}",
+                      file=sys.stderr)
+                return 2
+            n = int(round(args.seconds * args.rate))
+            t = np.arange(n) / args.rate
+            signs = np.where(np.arange(arm.dof) % 2 == 0, 1.0, -1.0)
+            # a gentle sway about the device's current position, starting with zero velocity offset
+            Q = q0[None] + 0.1 * np.sin(2 * np.pi * 0.5 * t)[:, None] * signs[None]
+            Q = np.clip(Q, arm.lower + 1e-3, arm.upper - 1e-3)
+            stats = link.stream(Q, args.rate)
+            link.enable(False)
+    except (BridgeError, OSError, ValueError) as exc:
+        print(f"piperik stream: {exc}", file=sys.stderr)
+        return 2
+    print(stats.summary())
+    return 0 if stats.drops == 0 and stats.resets == 0 else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="piperik", description="Closed-form IK for the AgileX PiPER, NERO and KUKA iiwa 14.")
     ap.add_argument("--version", action="version", version=f"piperik {__version__}")
@@ -388,6 +441,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", help="write a plot of the joint trajectory (needs matplotlib)")
     p.add_argument("--csv", help="write t, q, qd as CSV")
     p.set_defaults(func=cmd_path)
+
+    p = sub.add_parser("firmware-sim", help="run the reference firmware on a pseudo-terminal")
+    p.add_argument("--robot", choices=["piper", "piper_legacy", "nero", "iiwa14"], default="piper")
+    p.add_argument("--link", help="also create this symlink to the pty (a stable path across restarts)")
+    p.set_defaults(func=cmd_firmware_sim)
+
+    p = sub.add_parser("stream", help="stream a demo motion to a device over serial")
+    common(p)
+    p.add_argument("--port", required=True, help="device path, pyserial URL or USB VID:PID")
+    p.add_argument("--baud", type=int, default=921600)
+    p.add_argument("--demo", action="store_true", help="stream the demo motion")
+    p.add_argument("--rate", type=float, default=500.0, help="setpoints per second (default 500)")
+    p.add_argument("--seconds", type=float, default=2.0)
+    p.add_argument("--watchdog-ms", type=int, default=100)
+    p.set_defaults(func=cmd_stream)
 
     p = sub.add_parser("check", help="cross-check the model against a URDF with Pinocchio")
     common(p)

@@ -16,5 +16,6 @@
 #include "pik_select.h"
 #include "pik_srs.h"
 #include "pik_path.h"
+#include "pik_proto.h"
 
 #endif /* PIPERIK_H */

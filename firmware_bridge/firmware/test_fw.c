@@ -1,0 +1,1862 @@
+/*
+ * Tests of the protocol codec (csrc/src/pik_proto.c) and of the reference firmware logic (fw_core.c)
+ * driven in-process: a fake clock (times passed explicitly), a HAL that captures output bytes and
+ * servo commands, no pty, no sleeps. Last output line: "N passed, N failed"; exit status 0 only
+ * when everything passed.
+ *
+ * gcc -std=c99 -pedantic -Wall -Wextra -Werror -D_DEFAULT_SOURCE -Icsrc/include -Ifirmware_bridge/firmware \
+ *     csrc/src/pik_*.c tables/pik_trig_table.c firmware_bridge/firmware/fw_core.c \
+ *     firmware_bridge/firmware/test_fw.c -lm -o /tmp/test_fw && /tmp/test_fw
+ *
+ * Built with -DFW_POSIX_MAIN (the fw_sim build compiles every .c of this directory) this file is
+ * empty, so fw_posix.c's main() is the only one.
+ */
+#ifndef FW_POSIX_MAIN
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_core.h"
+#include "piperik/pik_proto.h"
+#include "piperik/pik_select.h"
+#include "piperik/pik_status.h"
+
+/* ---- Harness ------------------------------------------------------------------------------ */
+
+static int t_fail; /* failed checks in the current test */
+
+#define CHECK(c)                                                        \
+    do {                                                                \
+        if (!(c)) {                                                     \
+            ++t_fail;                                                   \
+            printf("  FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);       \
+        }                                                               \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                                          \
+    do {                                                                                        \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                     \
+        if (a_ != b_) {                                                                         \
+            ++t_fail;                                                                           \
+            printf("  FAIL %s:%d: %s == %s (%lld vs %lld)\n", __FILE__, __LINE__, #a, #b, a_, b_); \
+        }                                                                                       \
+    } while (0)
+
+/* Deterministic pseudo-random numbers (tests must not depend on the C library's rand). */
+static uint32_t rng_state = 12345u;
+static uint32_t rng(void)
+{
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return rng_state >> 8;
+}
+
+/* ---- Capturing HAL and fixture ------------------------------------------------------------ */
+
+#define CAP_BYTES 8192
+#define MAX_MSGS 256
+
+typedef struct cap_hal {
+    uint8_t out[CAP_BYTES];
+    size_t n;
+    int overflowed;
+    int max_write;       /* largest single serial_write */
+    int32_t servo[PIK_MAX_DOF];
+    long servo_calls;
+    int outputs_on;
+    int outputs_calls;
+    long kicks;
+} cap_hal;
+
+static void cap_write(void *ctx, const uint8_t *data, size_t n)
+{
+    cap_hal *c = (cap_hal *)ctx;
+    if ((int)n > c->max_write) {
+        c->max_write = (int)n;
+    }
+    if (c->n + n > CAP_BYTES) {
+        c->overflowed = 1;
+        return;
+    }
+    memcpy(c->out + c->n, data, n);
+    c->n += n;
+}
+
+static uint32_t cap_now(void *ctx)
+{
+    (void)ctx;
+    return 0; /* fw_core must never call it */
+}
+
+static void cap_servo(void *ctx, int joint, int32_t q)
+{
+    cap_hal *c = (cap_hal *)ctx;
+    if (joint >= 0 && joint < PIK_MAX_DOF) {
+        c->servo[joint] = q;
+    }
+    ++c->servo_calls;
+}
+
+static void cap_outputs(void *ctx, int on)
+{
+    cap_hal *c = (cap_hal *)ctx;
+    c->outputs_on = on;
+    ++c->outputs_calls;
+}
+
+static void cap_kick(void *ctx)
+{
+    ++((cap_hal *)ctx)->kicks;
+}
+
+typedef struct msg {
+    uint8_t type;
+    uint16_t seq;
+    uint8_t payload[PIK_PROTO_MAX_PAYLOAD];
+    size_t len;
+} msg;
+
+typedef struct fixture {
+    fw_core fw;
+    cap_hal cap;
+    fw_hal hal;
+    uint32_t now;
+    msg msgs[MAX_MSGS];
+    int nmsg;
+} fixture;
+
+static fixture FX, FX2; /* file-scope: large, and tests run one at a time */
+
+static int fx_init(fixture *x, const char *robot, uint32_t now)
+{
+    memset(x, 0, sizeof *x);
+    x->hal.ctx = &x->cap;
+    x->hal.serial_write = cap_write;
+    x->hal.now_us = cap_now;
+    x->hal.servo_write = cap_servo;
+    x->hal.outputs_enable = cap_outputs;
+    x->hal.watchdog_kick = cap_kick;
+    x->now = now;
+    return fw_core_init(&x->fw, robot, &x->hal, 7, PIK_RESET_POWER_ON, now);
+}
+
+/* Parses everything captured since the last call into x->msgs (every device frame must be valid). */
+static int fx_take(fixture *x)
+{
+    pik_parser p;
+    pik_frame f;
+    size_t i;
+    pik_parser_init(&p);
+    x->nmsg = 0;
+    CHECK(!x->cap.overflowed);
+    for (i = 0; i < x->cap.n; ++i) {
+        int r = pik_parser_feed(&p, x->cap.out[i], &f);
+        CHECK(r >= 0);
+        if (r == 1 && x->nmsg < MAX_MSGS) {
+            msg *m = &x->msgs[x->nmsg++];
+            m->type = f.type;
+            m->seq = f.seq;
+            m->len = f.payload_len;
+            memcpy(m->payload, f.payload, f.payload_len);
+        }
+    }
+    CHECK(x->cap.n == 0 || x->cap.out[x->cap.n - 1] == 0);
+    x->cap.n = 0;
+    return x->nmsg;
+}
+
+static void fx_send_ver(fixture *x, uint8_t ver, uint8_t type, uint16_t seq, const uint8_t *pl, size_t n)
+{
+    uint8_t frame[PIK_PROTO_MAX_FRAME], wire[PIK_PROTO_MAX_WIRE];
+    int len = pik_frame_pack(ver, type, seq, pl, n, frame, sizeof frame);
+    size_t w;
+    CHECK(len > 0);
+    w = pik_cobs_encode(frame, (size_t)len, wire, sizeof wire);
+    CHECK(w > 0);
+    fw_core_rx(&x->fw, wire, w, x->now);
+}
+
+static void fx_send(fixture *x, uint8_t type, uint16_t seq, const uint8_t *pl, size_t n)
+{
+    fx_send_ver(x, PIK_PROTO_VERSION, type, seq, pl, n);
+}
+
+static void fx_setpoint(fixture *x, uint16_t seq, uint32_t t, const int32_t *q, int n)
+{
+    pik_msg_setpoint m;
+    uint8_t pl[PIK_PROTO_MAX_PAYLOAD];
+    int i, len;
+    memset(&m, 0, sizeof m);
+    m.t_mcu_us = t;
+    m.n = (uint8_t)n;
+    for (i = 0; i < n; ++i) {
+        m.q_mdeg[i] = q[i];
+    }
+    len = pik_msg_setpoint_encode(&m, pl, sizeof pl);
+    CHECK(len > 0);
+    fx_send(x, PIK_MSG_SETPOINT, seq, pl, (size_t)len);
+}
+
+static void fx_enable(fixture *x, uint16_t seq, uint8_t on)
+{
+    fx_send(x, PIK_MSG_ENABLE, seq, &on, 1);
+}
+
+static void fx_heartbeat(fixture *x, uint16_t seq, uint32_t host_us)
+{
+    uint8_t pl[4];
+    pik_put_u32le(pl, host_us);
+    fx_send(x, PIK_MSG_HEARTBEAT, seq, pl, 4);
+}
+
+static void fx_traj(fixture *x, uint16_t seq, uint32_t t0, uint16_t dt, int n, int k, const int32_t *pts)
+{
+    pik_msg_traj m;
+    uint8_t pl[PIK_PROTO_MAX_PAYLOAD];
+    int i, len;
+    memset(&m, 0, sizeof m);
+    m.t0_mcu_us = t0;
+    m.dt_us = dt;
+    m.n = (uint8_t)n;
+    m.k = (uint8_t)k;
+    for (i = 0; i < n * k; ++i) {
+        m.q_mdeg[i] = pts[i];
+    }
+    len = pik_msg_traj_encode(&m, pl, sizeof pl);
+    CHECK(len > 0);
+    fx_send(x, PIK_MSG_TRAJ_SEGMENT, seq, pl, (size_t)len);
+}
+
+static void fx_config(fixture *x, uint16_t seq, uint16_t wd_ms, uint8_t flags, int n, const int32_t *lo,
+                      const int32_t *hi)
+{
+    pik_msg_config m;
+    uint8_t pl[PIK_PROTO_MAX_PAYLOAD];
+    int i, len;
+    memset(&m, 0, sizeof m);
+    m.watchdog_ms = wd_ms;
+    m.flags = flags;
+    m.n = (uint8_t)n;
+    for (i = 0; i < n; ++i) {
+        m.min_mdeg[i] = lo[i];
+        m.max_mdeg[i] = hi[i];
+    }
+    len = pik_msg_config_encode(&m, pl, sizeof pl);
+    CHECK(len > 0);
+    fx_send(x, PIK_MSG_CONFIG, seq, pl, (size_t)len);
+}
+
+static void fx_tick(fixture *x, uint32_t now)
+{
+    x->now = now;
+    fw_core_tick(&x->fw, now);
+}
+
+/* Checks message i is an ACK of seq; returns it decoded. */
+static pik_msg_ack ack_at(fixture *x, int i, uint16_t seq)
+{
+    pik_msg_ack a;
+    memset(&a, 0, sizeof a);
+    CHECK(i < x->nmsg);
+    if (i < x->nmsg) {
+        CHECK_EQ(x->msgs[i].type, PIK_MSG_ACK);
+        CHECK_EQ(pik_msg_ack_decode(x->msgs[i].payload, x->msgs[i].len, &a), PIK_OK);
+        CHECK_EQ(a.acked_seq, seq);
+    }
+    return a;
+}
+
+static void nack_at(fixture *x, int i, uint16_t seq, uint8_t reason)
+{
+    pik_msg_nack n;
+    memset(&n, 0, sizeof n);
+    CHECK(i < x->nmsg);
+    if (i < x->nmsg) {
+        CHECK_EQ(x->msgs[i].type, PIK_MSG_NACK);
+        CHECK_EQ(pik_msg_nack_decode(x->msgs[i].payload, x->msgs[i].len, &n), PIK_OK);
+        CHECK_EQ(n.seq, seq);
+        CHECK_EQ(n.reason, reason);
+    }
+}
+
+static pik_msg_state state_at(fixture *x, int i, uint8_t state)
+{
+    pik_msg_state s;
+    memset(&s, 0, sizeof s);
+    CHECK(i < x->nmsg);
+    if (i < x->nmsg) {
+        CHECK_EQ(x->msgs[i].type, PIK_MSG_STATE);
+        CHECK_EQ(pik_msg_state_decode(x->msgs[i].payload, x->msgs[i].len, &s), PIK_OK);
+        CHECK_EQ(s.state, state);
+    }
+    return s;
+}
+
+/* A fixture for `robot`, enabled at time `now` (BOOT and the enable replies consumed). */
+static void fx_enabled(fixture *x, const char *robot, uint32_t now)
+{
+    CHECK_EQ(fx_init(x, robot, now), PIK_OK);
+    fx_take(x);
+    fx_enable(x, 1, 1);
+    CHECK_EQ(fx_take(x), 2);
+    CHECK_EQ(x->fw.state, PIK_STATE_ENABLED);
+}
+
+/* ---- Codec tests ---------------------------------------------------------------------------- */
+
+static void test_crc(void)
+{
+    const uint8_t s[] = "123456789";
+    CHECK_EQ(pik_crc16(s, 9), 0x29B1);
+    CHECK_EQ(pik_crc16(s, 0), 0xFFFF);
+    CHECK_EQ(pik_crc16_update(pik_crc16(s, 4), s + 4, 5), 0x29B1);
+    CHECK_EQ(pik_crc16(0, 0), 0xFFFF);
+}
+
+static int cobs_case(const uint8_t *in, size_t n, const uint8_t *expect, size_t en)
+{
+    uint8_t out[600], back[600];
+    size_t w = pik_cobs_encode(in, n, out, sizeof out);
+    int d;
+    int ok = w == en && memcmp(out, expect, en) == 0;
+    d = pik_cobs_decode(out, w, back, sizeof back);
+    ok = ok && d == (int)n && memcmp(back, in, n) == 0;
+    return ok;
+}
+
+static void test_cobs_vectors(void)
+{
+    /* The examples of the COBS paper / Wikipedia, each ending in the 0x00 delimiter. */
+    static const uint8_t i1[] = {0x00}, e1[] = {0x01, 0x01, 0x00};
+    static const uint8_t i2[] = {0x00, 0x00}, e2[] = {0x01, 0x01, 0x01, 0x00};
+    static const uint8_t i3[] = {0x00, 0x11, 0x00}, e3[] = {0x01, 0x02, 0x11, 0x01, 0x00};
+    static const uint8_t i4[] = {0x11, 0x22, 0x00, 0x33}, e4[] = {0x03, 0x11, 0x22, 0x02, 0x33, 0x00};
+    static const uint8_t i5[] = {0x11, 0x22, 0x33, 0x44}, e5[] = {0x05, 0x11, 0x22, 0x33, 0x44, 0x00};
+    static const uint8_t i6[] = {0x11, 0x00, 0x00, 0x00}, e6[] = {0x02, 0x11, 0x01, 0x01, 0x01, 0x00};
+    static const uint8_t e0[] = {0x01, 0x00};
+    uint8_t in[300], ex[300], out[300];
+    int i;
+    CHECK(cobs_case(i1, 0, e0, 2));
+    CHECK(cobs_case(i1, 1, e1, 3));
+    CHECK(cobs_case(i2, 2, e2, 4));
+    CHECK(cobs_case(i3, 3, e3, 5));
+    CHECK(cobs_case(i4, 4, e4, 6));
+    CHECK(cobs_case(i5, 4, e5, 6));
+    CHECK(cobs_case(i6, 4, e6, 6));
+    /* 01..FE (254 bytes) -> FF 01..FE 00: no empty block after a full one at the end. */
+    for (i = 0; i < 254; ++i) {
+        in[i] = (uint8_t)(i + 1);
+        ex[i + 1] = (uint8_t)(i + 1);
+    }
+    ex[0] = 0xFF;
+    ex[255] = 0x00;
+    CHECK(cobs_case(in, 254, ex, 256));
+    /* 00..FE (255 bytes) -> 01 FF 01..FE 00 */
+    for (i = 0; i < 255; ++i) {
+        in[i] = (uint8_t)i;
+    }
+    ex[0] = 0x01;
+    ex[1] = 0xFF;
+    for (i = 0; i < 254; ++i) {
+        ex[i + 2] = (uint8_t)(i + 1);
+    }
+    ex[256] = 0x00;
+    CHECK(cobs_case(in, 255, ex, 257));
+    /* 01..FF (255 bytes) -> FF 01..FE 02 FF 00 */
+    for (i = 0; i < 255; ++i) {
+        in[i] = (uint8_t)(i + 1);
+    }
+    ex[0] = 0xFF;
+    for (i = 0; i < 254; ++i) {
+        ex[i + 1] = (uint8_t)(i + 1);
+    }
+    ex[255] = 0x02;
+    ex[256] = 0xFF;
+    ex[257] = 0x00;
+    CHECK(cobs_case(in, 255, ex, 258));
+    /* 02..FF 00 (255 bytes) -> FF 02..FF 01 01 00 */
+    for (i = 0; i < 254; ++i) {
+        in[i] = (uint8_t)(i + 2);
+        ex[i + 1] = (uint8_t)(i + 2);
+    }
+    in[254] = 0x00;
+    ex[0] = 0xFF;
+    ex[255] = 0x01;
+    ex[256] = 0x01;
+    ex[257] = 0x00;
+    CHECK(cobs_case(in, 255, ex, 258));
+    /* The non-canonical FF 01..FE 01 (an empty block after a full one) decodes to the same 254. */
+    for (i = 0; i < 254; ++i) {
+        ex[i + 1] = (uint8_t)(i + 1);
+    }
+    ex[0] = 0xFF;
+    ex[255] = 0x01;
+    CHECK_EQ(pik_cobs_decode(ex, 256, out, sizeof out), 254);
+    CHECK(out[0] == 1 && out[253] == 0xFE);
+}
+
+static void test_cobs_roundtrip(void)
+{
+    static uint8_t in[700], enc[720], dec[720];
+    size_t n, i, w, cap;
+    int zero_permille;
+    for (n = 0; n <= 600; n += (n < 20 ? 1 : 7)) {
+        for (zero_permille = 0; zero_permille <= 1000; zero_permille += 250) {
+            for (i = 0; i < n; ++i) {
+                in[i] = (int)(rng() % 1000) < zero_permille ? 0 : (uint8_t)(1 + rng() % 255);
+            }
+            w = pik_cobs_encode(in, n, enc, sizeof enc);
+            CHECK(w >= 2 && w <= PIK_COBS_MAX_ENCODED(n));
+            for (i = 0; i + 1 < w; ++i) {
+                if (enc[i] == 0) {
+                    break;
+                }
+            }
+            CHECK(i == w - 1 && enc[w - 1] == 0);
+            CHECK_EQ(pik_cobs_decode(enc, w, dec, sizeof dec), (long long)n);
+            CHECK_EQ(pik_cobs_decode(enc, w - 1, dec, sizeof dec), (long long)n); /* without the 0x00 */
+            CHECK(memcmp(in, dec, n) == 0);
+            /* Every smaller capacity fails cleanly. */
+            for (cap = 0; cap < w; cap += (w > 40 ? 13 : 1)) {
+                CHECK_EQ(pik_cobs_encode(in, n, enc, cap), 0);
+            }
+            if (n > 0) {
+                CHECK_EQ(pik_cobs_decode(enc, w, dec, n - 1), PIK_PROTO_ERR_NO_SPACE);
+            }
+        }
+    }
+}
+
+static void test_cobs_decode_errors(void)
+{
+    static const uint8_t runs_past[] = {0x03, 0x11, 0x00};
+    static const uint8_t zero_inside[] = {0x03, 0x11, 0x00, 0x22, 0x00};
+    static const uint8_t zero_code[] = {0x00, 0x11};
+    uint8_t out[16];
+    CHECK_EQ(pik_cobs_decode(runs_past, 3, out, sizeof out), PIK_PROTO_ERR_COBS);
+    CHECK_EQ(pik_cobs_decode(zero_inside, 5, out, sizeof out), PIK_PROTO_ERR_COBS);
+    CHECK_EQ(pik_cobs_decode(zero_code, 2, out, sizeof out), PIK_PROTO_ERR_COBS);
+    CHECK_EQ(pik_cobs_decode(0, 2, out, sizeof out), PIK_ERR_NULL);
+    CHECK_EQ(pik_cobs_decode(runs_past, 0, out, sizeof out), 0);
+}
+
+/* Golden wire bytes computed independently in Python (binascii.crc_hqx + a reference COBS). */
+static void test_golden_frames(void)
+{
+    static const uint8_t sp_wire[] = {0x0A, 0x01, 0x01, 0x34, 0x12, 0x04, 0x03, 0x02, 0x01, 0x06, 0x01, 0x01, 0x01,
+                                      0x01, 0x07, 0xFF, 0xFF, 0xFF, 0xFF, 0xE8, 0x03, 0x01, 0x09, 0x70, 0xA0, 0xFE,
+                                      0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0x01, 0x01, 0x04, 0x80, 0x75, 0x79, 0x00};
+    static const uint8_t hb_wire[] = {0x03, 0x01, 0x03, 0x01, 0x01, 0x01, 0x01, 0x01, 0x03, 0x6F, 0xAE, 0x00};
+    static const uint8_t ack_wire[] = {0x04, 0x01, 0x81, 0x07, 0x09, 0xEF, 0xBE, 0x01, 0x05, 0xEF, 0xBE,
+                                       0xAD, 0xDE, 0x02, 0x01, 0x01, 0x04, 0x20, 0x33, 0x56, 0x00};
+    pik_msg_setpoint sp;
+    pik_msg_ack ack, ack2;
+    pik_msg_setpoint sp2;
+    uint8_t pl[PIK_PROTO_MAX_PAYLOAD], wire[PIK_PROTO_MAX_WIRE];
+    int len, w, r = 0;
+    size_t i;
+    pik_parser p;
+    pik_frame f;
+
+    memset(&sp, 0, sizeof sp);
+    sp.t_mcu_us = 0x01020304u;
+    sp.n = 6;
+    sp.q_mdeg[0] = 0;
+    sp.q_mdeg[1] = -1;
+    sp.q_mdeg[2] = 1000;
+    sp.q_mdeg[3] = -90000;
+    sp.q_mdeg[4] = 2147483647;
+    sp.q_mdeg[5] = -2147483647 - 1;
+    len = pik_msg_setpoint_encode(&sp, pl, sizeof pl);
+    CHECK_EQ(len, 30);
+    w = pik_frame_build(PIK_MSG_SETPOINT, 0x1234, pl, (size_t)len, wire, sizeof wire);
+    CHECK_EQ(w, (int)sizeof sp_wire);
+    CHECK(memcmp(wire, sp_wire, sizeof sp_wire) == 0);
+
+    pik_put_u32le(pl, 0);
+    w = pik_frame_build(PIK_MSG_HEARTBEAT, 0, pl, 4, wire, sizeof wire);
+    CHECK_EQ(w, (int)sizeof hb_wire);
+    CHECK(memcmp(wire, hb_wire, sizeof hb_wire) == 0);
+
+    ack.acked_seq = 0xBEEF;
+    ack.state = 1;
+    ack.faults = 0x05;
+    ack.mcu_us = 0xDEADBEEFu;
+    ack.echo_host_us = 0x100;
+    ack.queue_free = 32;
+    len = pik_msg_ack_encode(&ack, pl, sizeof pl);
+    CHECK_EQ(len, PIK_PL_ACK);
+    w = pik_frame_build(PIK_MSG_ACK, 7, pl, (size_t)len, wire, sizeof wire);
+    CHECK_EQ(w, (int)sizeof ack_wire);
+    CHECK(memcmp(wire, ack_wire, sizeof ack_wire) == 0);
+
+    /* And back through the byte-wise parser. */
+    pik_parser_init(&p);
+    for (i = 0; i < sizeof sp_wire; ++i) {
+        r = pik_parser_feed(&p, sp_wire[i], &f);
+        CHECK(i + 1 == sizeof sp_wire || r == 0);
+    }
+    CHECK_EQ(r, 1);
+    CHECK_EQ(f.type, PIK_MSG_SETPOINT);
+    CHECK_EQ(f.seq, 0x1234);
+    CHECK_EQ(pik_msg_setpoint_decode(f.payload, f.payload_len, &sp2), PIK_OK);
+    CHECK(sp2.t_mcu_us == sp.t_mcu_us && sp2.n == 6 && memcmp(sp2.q_mdeg, sp.q_mdeg, 6 * sizeof(int32_t)) == 0);
+    for (i = 0; i < sizeof ack_wire; ++i) {
+        r = pik_parser_feed(&p, ack_wire[i], &f);
+    }
+    CHECK_EQ(r, 1);
+    CHECK_EQ(pik_msg_ack_decode(f.payload, f.payload_len, &ack2), PIK_OK);
+    CHECK(ack2.acked_seq == 0xBEEF && ack2.state == 1 && ack2.faults == 5 && ack2.mcu_us == 0xDEADBEEFu &&
+          ack2.echo_host_us == 0x100 && ack2.queue_free == 32);
+}
+
+static void test_frame_pack_errors(void)
+{
+    uint8_t pl[80], out[100];
+    memset(pl, 0xAB, sizeof pl);
+    CHECK_EQ(pik_frame_pack(1, 1, 0, pl, PIK_PROTO_MAX_PAYLOAD, out, sizeof out), PIK_PROTO_MAX_FRAME);
+    CHECK_EQ(pik_frame_pack(1, 1, 0, pl, PIK_PROTO_MAX_PAYLOAD + 1, out, sizeof out), PIK_PROTO_ERR_TOO_LONG);
+    CHECK_EQ(pik_frame_pack(1, 1, 0, pl, 10, out, 15), PIK_PROTO_ERR_NO_SPACE);
+    CHECK_EQ(pik_frame_pack(1, 1, 0, 0, 3, out, sizeof out), PIK_ERR_NULL);
+    CHECK_EQ(pik_frame_pack(1, 1, 0, 0, 0, out, sizeof out), PIK_PROTO_OVERHEAD);
+    CHECK_EQ(pik_frame_build(1, 0, pl, PIK_PROTO_MAX_PAYLOAD, out, sizeof out), PIK_PROTO_MAX_WIRE);
+    CHECK_EQ(pik_frame_build(1, 0, pl, PIK_PROTO_MAX_PAYLOAD, out, PIK_PROTO_MAX_WIRE - 1), PIK_PROTO_ERR_NO_SPACE);
+    CHECK_EQ(pik_frame_build(1, 0, pl, 4, 0, 10), PIK_ERR_NULL);
+}
+
+/* Feeds bytes; counts valid frames and errors; remembers the last frame / error. */
+typedef struct feed_result {
+    int frames, errors, last_error;
+    pik_frame last;
+    uint8_t last_payload[PIK_PROTO_MAX_PAYLOAD];
+} feed_result;
+
+static void feed(pik_parser *p, const uint8_t *b, size_t n, feed_result *res)
+{
+    size_t i;
+    pik_frame f;
+    for (i = 0; i < n; ++i) {
+        int r = pik_parser_feed(p, b[i], &f);
+        if (r == 1) {
+            ++res->frames;
+            res->last = f;
+            memcpy(res->last_payload, f.payload, f.payload_len);
+        } else if (r < 0) {
+            ++res->errors;
+            res->last_error = r;
+            res->last = f;
+        }
+    }
+}
+
+static void test_parser_stream(void)
+{
+    uint8_t wire[3 * PIK_PROTO_MAX_WIRE + 8];
+    uint8_t pl[3] = {0, 1, 0};
+    size_t n = 0;
+    int w;
+    pik_parser p;
+    feed_result res;
+    memset(&res, 0, sizeof res);
+    pik_parser_init(&p);
+    wire[n++] = 0x00; /* flush before the first frame: ignored */
+    w = pik_frame_build(PIK_MSG_ESTOP, 1, 0, 0, wire + n, PIK_PROTO_MAX_WIRE);
+    n += (size_t)w;
+    wire[n++] = 0x00; /* an empty frame between two frames: ignored */
+    w = pik_frame_build(PIK_MSG_HEARTBEAT, 2, pl, 3, wire + n, PIK_PROTO_MAX_WIRE);
+    n += (size_t)w;
+    w = pik_frame_build(PIK_MSG_GET_STATE, 0xFFFF, 0, 0, wire + n, PIK_PROTO_MAX_WIRE);
+    n += (size_t)w;
+    feed(&p, wire, n, &res);
+    CHECK_EQ(res.frames, 3);
+    CHECK_EQ(res.errors, 0);
+    CHECK_EQ(res.last.type, PIK_MSG_GET_STATE);
+    CHECK_EQ(res.last.seq, 0xFFFF);
+    CHECK_EQ(p.frames_ok, 3);
+}
+
+static void test_parser_errors(void)
+{
+    uint8_t pl[PIK_PROTO_MAX_PAYLOAD + 1], frame[PIK_PROTO_MAX_FRAME + 8], good[PIK_PROTO_MAX_WIRE],
+        bad[PIK_PROTO_MAX_WIRE + 8], noise[200];
+    int gw, bw, pos, bit, len;
+    size_t w;
+    uint16_t crc;
+    pik_parser p;
+    feed_result res;
+    static const uint8_t short2[] = {0x03, 0x01, 0x02, 0x00};
+    static const uint8_t empty_decoded[] = {0x01, 0x00};
+    size_t i;
+
+    for (i = 0; i < sizeof pl; ++i) {
+        pl[i] = (uint8_t)(i * 37u);
+    }
+    gw = pik_frame_build(PIK_MSG_HEARTBEAT, 0x4242, pl, 4, good, sizeof good);
+    CHECK(gw > 0);
+
+    /* Every single-bit error of a frame (delimiter excluded) is caught, reported once per broken
+     * frame (twice at most when the flip creates a 0x00 that splits it), and the next frame is read. */
+    bw = pik_frame_build(PIK_MSG_SETPOINT, 0x0102, pl, 30, bad, sizeof bad);
+    for (pos = 0; pos < bw - 1; ++pos) {
+        for (bit = 0; bit < 8; ++bit) {
+            uint8_t c[PIK_PROTO_MAX_WIRE + 8];
+            memcpy(c, bad, (size_t)bw);
+            c[pos] ^= (uint8_t)(1u << bit);
+            memset(&res, 0, sizeof res);
+            pik_parser_init(&p);
+            feed(&p, c, (size_t)bw, &res);
+            CHECK_EQ(res.frames, 0);
+            CHECK(res.errors >= 1 && res.errors <= (c[pos] == 0 ? 2 : 1));
+            CHECK(res.last.seq == PIK_SEQ_UNKNOWN);
+            feed(&p, good, (size_t)gw, &res);
+            CHECK_EQ(res.frames, 1);
+            CHECK_EQ(res.last.seq, 0x4242);
+        }
+    }
+
+    /* Decoded frames shorter than header + CRC. */
+    memset(&res, 0, sizeof res);
+    pik_parser_init(&p);
+    feed(&p, short2, sizeof short2, &res);
+    CHECK_EQ(res.errors, 1);
+    CHECK_EQ(res.last_error, PIK_PROTO_ERR_LEN);
+    feed(&p, empty_decoded, sizeof empty_decoded, &res);
+    CHECK_EQ(res.errors, 2);
+    CHECK_EQ(res.last_error, PIK_PROTO_ERR_LEN);
+    CHECK_EQ(p.len_errors, 2);
+
+    /* 200 bytes of noise without a delimiter: one overflow at the 0x00, then resync. */
+    memset(noise, 0x55, sizeof noise);
+    memset(&res, 0, sizeof res);
+    feed(&p, noise, sizeof noise, &res);
+    CHECK_EQ(res.errors, 0);
+    noise[0] = 0;
+    feed(&p, noise, 1, &res);
+    CHECK_EQ(res.errors, 1);
+    CHECK_EQ(res.last_error, PIK_PROTO_ERR_OVERFLOW);
+    CHECK_EQ(pik_proto_nack_reason(res.last_error), PIK_NACK_LEN);
+    feed(&p, good, (size_t)gw, &res);
+    CHECK_EQ(res.frames, 1);
+
+    /* Exactly 64 decoded bytes pass; 65 overflow (a 59-byte payload packed by hand). */
+    memset(&res, 0, sizeof res);
+    bw = pik_frame_build(PIK_MSG_SETPOINT, 9, pl, PIK_PROTO_MAX_PAYLOAD, bad, sizeof bad);
+    feed(&p, bad, (size_t)bw, &res);
+    CHECK_EQ(res.frames, 1);
+    CHECK_EQ(res.last.payload_len, PIK_PROTO_MAX_PAYLOAD);
+    frame[0] = 1;
+    frame[1] = PIK_MSG_SETPOINT;
+    frame[2] = 9;
+    frame[3] = 0;
+    memcpy(frame + 4, pl, PIK_PROTO_MAX_PAYLOAD + 1);
+    len = 4 + PIK_PROTO_MAX_PAYLOAD + 1;
+    crc = pik_crc16(frame, (size_t)len);
+    pik_put_u16le(frame + len, crc);
+    w = pik_cobs_encode(frame, (size_t)len + 2, bad, sizeof bad);
+    CHECK(w > 0);
+    feed(&p, bad, w, &res);
+    CHECK_EQ(res.errors, 1);
+    CHECK_EQ(res.last_error, PIK_PROTO_ERR_OVERFLOW);
+
+    /* A foreign version: the CRC is fine, so type and seq are reported. */
+    len = pik_frame_pack(2, PIK_MSG_ENABLE, 0x0777, pl, 1, frame, sizeof frame);
+    w = pik_cobs_encode(frame, (size_t)len, bad, sizeof bad);
+    memset(&res, 0, sizeof res);
+    feed(&p, bad, w, &res);
+    CHECK_EQ(res.errors, 1);
+    CHECK_EQ(res.last_error, PIK_PROTO_ERR_VER);
+    CHECK_EQ(res.last.seq, 0x0777);
+    CHECK_EQ(res.last.type, PIK_MSG_ENABLE);
+    CHECK_EQ(res.last.ver, 2);
+    CHECK_EQ(pik_proto_nack_reason(PIK_PROTO_ERR_VER), PIK_NACK_VER);
+
+    /* A lost byte: the frame is broken, the next one is fine. */
+    memset(&res, 0, sizeof res);
+    memcpy(bad, good, (size_t)gw);
+    memmove(bad + 3, bad + 4, (size_t)gw - 4);
+    feed(&p, bad, (size_t)gw - 1, &res);
+    CHECK_EQ(res.frames, 0);
+    CHECK_EQ(res.errors, 1);
+    feed(&p, good, (size_t)gw, &res);
+    CHECK_EQ(res.frames, 1);
+    CHECK_EQ(pik_parser_feed(0, 0, &res.last), PIK_ERR_NULL);
+}
+
+static void test_msg_roundtrip(void)
+{
+    uint8_t pl[PIK_PROTO_MAX_PAYLOAD + 8];
+    int len, i;
+    {
+        pik_msg_traj a, b;
+        memset(&a, 0, sizeof a);
+        a.t0_mcu_us = 0xFFFFFFFFu;
+        a.dt_us = 0xFFFF;
+        a.n = 6;
+        a.k = 2;
+        for (i = 0; i < 12; ++i) {
+            a.q_mdeg[i] = (i - 6) * 12345;
+        }
+        len = pik_msg_traj_encode(&a, pl, sizeof pl);
+        CHECK_EQ(len, 8 + 48);
+        CHECK_EQ(pik_msg_traj_decode(pl, (size_t)len, &b), PIK_OK);
+        CHECK(b.t0_mcu_us == a.t0_mcu_us && b.dt_us == a.dt_us && b.n == 6 && b.k == 2 &&
+              memcmp(a.q_mdeg, b.q_mdeg, sizeof a.q_mdeg) == 0);
+        CHECK_EQ(pik_msg_traj_decode(pl, (size_t)len - 1, &b), PIK_PROTO_ERR_LEN);
+        a.k = 3;
+        CHECK_EQ(pik_msg_traj_encode(&a, pl, sizeof pl), PIK_PROTO_ERR_TOO_LONG);
+    }
+    {
+        pik_msg_config a, b;
+        memset(&a, 0, sizeof a);
+        a.watchdog_ms = 250;
+        a.n = 6;
+        a.flags = PIK_CONFIG_F_THIN_ACK;
+        for (i = 0; i < 6; ++i) {
+            a.min_mdeg[i] = -1000 * i;
+            a.max_mdeg[i] = 1000 * i;
+        }
+        len = pik_msg_config_encode(&a, pl, sizeof pl);
+        CHECK_EQ(len, 52);
+        CHECK_EQ(pik_msg_config_decode(pl, (size_t)len, &b), PIK_OK);
+        CHECK(b.watchdog_ms == 250 && b.n == 6 && b.flags == 1 && b.min_mdeg[5] == -5000 && b.max_mdeg[5] == 5000);
+        a.n = 7;
+        CHECK_EQ(pik_msg_config_encode(&a, pl, sizeof pl), PIK_PROTO_ERR_TOO_LONG);
+        pl[2] = 7;
+        CHECK_EQ(pik_msg_config_decode(pl, sizeof pl, &b), PIK_PROTO_ERR_LEN);
+    }
+    {
+        pik_msg_limits a, b;
+        memset(&a, 0, sizeof a);
+        a.first = 0;
+        a.n = 7;
+        for (i = 0; i < 7; ++i) {
+            a.min_mdeg[i] = -i;
+            a.max_mdeg[i] = i;
+        }
+        len = pik_msg_limits_encode(&a, pl, sizeof pl);
+        CHECK_EQ(len, PIK_PROTO_MAX_PAYLOAD);
+        CHECK_EQ(pik_msg_limits_decode(pl, (size_t)len, &b), PIK_OK);
+        CHECK(b.n == 7 && b.min_mdeg[6] == -6 && b.max_mdeg[6] == 6);
+    }
+    {
+        pik_msg_pose a, b;
+        memset(&a, 0, sizeof a);
+        a.t_mcu_us = 5;
+        a.xyz_um[0] = -300000;
+        a.xyz_um[2] = 2147483647;
+        a.rpy_mdeg[1] = -179999;
+        len = pik_msg_pose_encode(&a, pl, sizeof pl);
+        CHECK_EQ(len, PIK_PL_POSE);
+        CHECK_EQ(pik_msg_pose_decode(pl, (size_t)len, &b), PIK_OK);
+        CHECK(b.has_psi == 0 && b.xyz_um[0] == -300000 && b.xyz_um[2] == 2147483647 && b.rpy_mdeg[1] == -179999);
+        a.has_psi = 1;
+        a.psi_mdeg = -45000;
+        len = pik_msg_pose_encode(&a, pl, sizeof pl);
+        CHECK_EQ(len, PIK_PL_POSE_PSI);
+        CHECK_EQ(pik_msg_pose_decode(pl, (size_t)len, &b), PIK_OK);
+        CHECK(b.has_psi == 1 && b.psi_mdeg == -45000);
+        CHECK_EQ(pik_msg_pose_decode(pl, PIK_PL_POSE - 1, &b), PIK_PROTO_ERR_LEN);
+    }
+    {
+        pik_msg_state a, b;
+        memset(&a, 0, sizeof a);
+        a.state = PIK_STATE_HOLD;
+        a.faults = PIK_FAULT_WATCHDOG;
+        a.mcu_us = 123456789u;
+        a.n = PIK_PROTO_MAX_JOINTS;
+        a.q_mdeg[11] = -7;
+        len = pik_msg_state_encode(&a, pl, sizeof pl);
+        CHECK_EQ(len, 7 + 48);
+        CHECK_EQ(pik_msg_state_decode(pl, (size_t)len, &b), PIK_OK);
+        CHECK(b.state == 2 && b.faults == 1 && b.mcu_us == 123456789u && b.n == 12 && b.q_mdeg[11] == -7);
+        /* Trailing bytes (a later version's fields) are ignored. */
+        CHECK_EQ(pik_msg_state_decode(pl, (size_t)len + 3, &b), PIK_OK);
+        a.n = 13;
+        CHECK_EQ(pik_msg_state_encode(&a, pl, sizeof pl), PIK_PROTO_ERR_TOO_LONG);
+        CHECK_EQ(pik_msg_state_encode(&b, pl, 10), PIK_PROTO_ERR_NO_SPACE);
+    }
+    {
+        pik_msg_boot a, b;
+        memset(&a, 0, sizeof a);
+        a.proto_ver = 1;
+        a.reset_cause = PIK_RESET_POWER_ON;
+        a.boot_count = 513;
+        a.caps = 0x80000001u;
+        memcpy(a.fw_id, "abcdefghijklmnop", 16);
+        a.fw_id_len = 16;
+        len = pik_msg_boot_encode(&a, pl, sizeof pl);
+        CHECK_EQ(len, 24);
+        CHECK_EQ(pik_msg_boot_decode(pl, (size_t)len, &b), PIK_OK);
+        CHECK(b.boot_count == 513 && b.caps == 0x80000001u && b.fw_id_len == 16 && strcmp(b.fw_id, "abcdefghijklmnop") == 0);
+        CHECK_EQ(pik_msg_boot_decode(pl, 8, &b), PIK_OK);
+        CHECK(b.fw_id_len == 0 && b.fw_id[0] == '\0');
+        a.fw_id_len = 17;
+        CHECK_EQ(pik_msg_boot_encode(&a, pl, sizeof pl), PIK_PROTO_ERR_TOO_LONG);
+    }
+    {
+        pik_msg_nack a, b;
+        pik_msg_enable e;
+        pik_msg_heartbeat h;
+        a.seq = PIK_SEQ_UNKNOWN;
+        a.reason = PIK_NACK_NO_IK;
+        len = pik_msg_nack_encode(&a, pl, sizeof pl);
+        CHECK_EQ(len, 3);
+        CHECK_EQ(pik_msg_nack_decode(pl, 3, &b), PIK_OK);
+        CHECK(b.seq == 0xFFFF && b.reason == 9);
+        CHECK_EQ(pik_msg_enable_decode(pl, 0, &e), PIK_PROTO_ERR_LEN);
+        CHECK_EQ(pik_msg_heartbeat_decode(pl, 3, &h), PIK_PROTO_ERR_LEN);
+        CHECK_EQ(pik_msg_ack_decode(pl, PIK_PL_ACK - 1, 0), PIK_ERR_NULL);
+        CHECK_EQ(pik_msg_setpoint_encode(0, pl, sizeof pl), PIK_ERR_NULL);
+    }
+    {
+        uint8_t b4[4];
+        pik_put_i32le(b4, -2);
+        CHECK(b4[0] == 0xFE && b4[1] == 0xFF && b4[2] == 0xFF && b4[3] == 0xFF);
+        CHECK_EQ(pik_get_i32le(b4), -2);
+        pik_put_i32le(b4, -2147483647 - 1);
+        CHECK(b4[3] == 0x80 && b4[0] == 0);
+        CHECK_EQ(pik_get_i32le(b4), -2147483647LL - 1);
+    }
+}
+
+static void test_seq_time_names(void)
+{
+    CHECK(pik_seq_newer(1, 0));
+    CHECK(!pik_seq_newer(0, 0));
+    CHECK(!pik_seq_newer(0, 1));
+    CHECK(pik_seq_newer(0x0000, 0xFFFF));
+    CHECK(pik_seq_newer(0x7FFF, 0x0000));
+    CHECK(!pik_seq_newer(0x8000, 0x0000)); /* (int16_t)0x8000 < 0: not newer */
+    CHECK(pik_time_reached(10, 10));
+    CHECK(pik_time_reached(5, 0xFFFFFFF0u));
+    CHECK(!pik_time_reached(0xFFFFFFF0u, 5));
+#if PIK_WITH_STATUS_STRINGS
+    CHECK(strcmp(pik_msg_name(PIK_MSG_POSE_SETPOINT), "POSE_SETPOINT") == 0);
+    CHECK(strcmp(pik_nack_reason_name(PIK_NACK_NO_IK), "NO_IK") == 0);
+    CHECK(strcmp(pik_state_name(PIK_STATE_HOLD), "HOLD") == 0);
+    CHECK(strcmp(pik_proto_status_str(PIK_PROTO_ERR_CRC), "frame CRC mismatch") == 0);
+    CHECK(strcmp(pik_proto_status_str(PIK_ERR_NULL), pik_status_str(PIK_ERR_NULL)) == 0);
+#endif
+    CHECK_EQ(pik_proto_nack_reason(PIK_PROTO_ERR_COBS), PIK_NACK_CRC);
+    CHECK_EQ(pik_proto_nack_reason(PIK_OK), 0);
+}
+
+/* ---- Firmware tests ------------------------------------------------------------------------ */
+
+static void test_fw_boot(void)
+{
+    fixture *x = &FX;
+    pik_msg_boot b;
+    const pik_arm6_model *pm = pik_piper_model(0);
+    const double k = 180000.0 / 3.14159265358979323846;
+    int j;
+    CHECK_EQ(fx_init(x, "piper", 1000), PIK_OK);
+    CHECK_EQ(fx_take(x), 1);
+    CHECK_EQ(x->msgs[0].type, PIK_MSG_BOOT);
+    CHECK_EQ(x->msgs[0].seq, 0);
+    CHECK_EQ(pik_msg_boot_decode(x->msgs[0].payload, x->msgs[0].len, &b), PIK_OK);
+    CHECK_EQ(b.proto_ver, 1);
+    CHECK_EQ(b.reset_cause, PIK_RESET_POWER_ON);
+    CHECK_EQ(b.boot_count, 7);
+    CHECK_EQ(b.caps, FW_CAPS);
+    CHECK(strcmp(b.fw_id, "pikfw0.1 piper") == 0);
+    CHECK_EQ(x->fw.state, PIK_STATE_DISABLED);
+    CHECK_EQ(x->fw.dof, 6);
+    CHECK_EQ(x->cap.outputs_calls, 1);
+    CHECK_EQ(x->cap.outputs_on, 0);
+    for (j = 0; j < 6; ++j) {
+        /* Inward rounding: inside the model's limits, and one more millidegree would leave them. */
+        CHECK(x->fw.min_mdeg[j] / k >= pm->lower_rad[j] - 1e-15 && (x->fw.min_mdeg[j] - 1) / k < pm->lower_rad[j]);
+        CHECK(x->fw.max_mdeg[j] / k <= pm->upper_rad[j] + 1e-15 && (x->fw.max_mdeg[j] + 1) / k > pm->upper_rad[j]);
+        CHECK_EQ(x->fw.q_cmd_mdeg[j], 0);
+    }
+    CHECK_EQ(x->fw.min_mdeg[0], -150000); /* -2.618 rad = -150000.35 mdeg */
+    CHECK_EQ(x->fw.max_mdeg[3], 99981);   /* 1.745 rad = 99981.13 mdeg */
+    CHECK_EQ(x->fw.min_mdeg[1], 0);
+    CHECK_EQ(x->fw.max_mdeg[2], 0);
+    /* Ticks while DISABLED: outputs stay off, the hardware watchdog is kicked. */
+    fx_tick(x, 2000);
+    CHECK_EQ(x->cap.servo_calls, 0);
+    CHECK_EQ(x->cap.kicks, 1);
+    CHECK_EQ(fx_take(x), 0);
+
+    CHECK_EQ(fx_init(x, "iiwa14", 0), PIK_OK);
+    CHECK_EQ(x->fw.dof, 7);
+#if defined(PIK_FLOAT) && PIK_FLOAT
+    CHECK_EQ(x->fw.max_mdeg[6], (int32_t)floor((double)pik_iiwa14_model()->upper_rad[6] * k)); /* float limit */
+#else
+    CHECK_EQ(x->fw.max_mdeg[6], 174999); /* 3.05432619099 rad = 174999.99 mdeg */
+#endif
+    CHECK_EQ(fx_take(x), 1);
+    CHECK_EQ(pik_msg_boot_decode(x->msgs[0].payload, x->msgs[0].len, &b), PIK_OK);
+    CHECK(strcmp(b.fw_id, "pikfw0.1 iiwa14") == 0);
+    CHECK_EQ(fx_init(x, "nero", 0), PIK_OK);
+    CHECK_EQ(x->fw.dof, 7);
+    CHECK_EQ(x->fw.max_mdeg[6], 89999);
+    CHECK_EQ(x->fw.min_mdeg[6], -89999);
+    CHECK_EQ(fx_init(x, "piper_legacy", 0), PIK_OK);
+    CHECK_EQ(x->fw.dof, 6);
+
+    CHECK_EQ(fx_init(x, "ur5", 0), PIK_ERR_BAD_ARGUMENT);
+    CHECK_EQ(x->cap.n, 0);
+    CHECK_EQ(fw_core_init(&x->fw, "piper", 0, 0, 0, 0), PIK_ERR_NULL);
+    x->hal.serial_write = 0;
+    CHECK_EQ(fw_core_init(&x->fw, "piper", &x->hal, 0, 0, 0), PIK_ERR_NULL);
+}
+
+static void test_fw_disabled_refuses_motion(void)
+{
+    fixture *x = &FX;
+    int32_t q[6] = {1000, 1000, -1000, 0, 0, 0};
+    uint8_t pose[PIK_PL_POSE];
+    CHECK_EQ(fx_init(x, "piper", 0), PIK_OK);
+    fx_take(x);
+    fx_setpoint(x, 5, 0, q, 6);
+    fx_traj(x, 6, 0, 1000, 6, 1, q);
+    memset(pose, 0, sizeof pose);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, 7, pose, sizeof pose);
+    CHECK_EQ(fx_take(x), 3);
+    nack_at(x, 0, 5, PIK_NACK_DISABLED);
+    nack_at(x, 1, 6, PIK_NACK_DISABLED);
+    nack_at(x, 2, 7, PIK_NACK_DISABLED);
+    fx_tick(x, 1000);
+    CHECK_EQ(x->cap.servo_calls, 0);
+    CHECK_EQ(x->fw.q_cmd_mdeg[0], 0);
+}
+
+static void test_fw_enable_and_setpoint(void)
+{
+    fixture *x = &FX;
+    int32_t q[6] = {10000, 20000, -30000, 40000, -50000, 60000};
+    pik_msg_ack a;
+    pik_msg_state s;
+    int j;
+    CHECK_EQ(fx_init(x, "piper", 500), PIK_OK);
+    fx_take(x);
+    x->now = 1000;
+    fx_enable(x, 1, 1);
+    CHECK_EQ(fx_take(x), 2);
+    a = ack_at(x, 0, 1);
+    CHECK_EQ(a.state, PIK_STATE_ENABLED);
+    CHECK_EQ(a.faults, 0);
+    CHECK_EQ(a.mcu_us, 1000);
+    CHECK_EQ(a.echo_host_us, 0);
+    CHECK_EQ(a.queue_free, FW_TRAJ_QUEUE_LEN);
+    CHECK_EQ(x->msgs[0].seq, 1); /* device seq: BOOT was 0 */
+    s = state_at(x, 1, PIK_STATE_ENABLED);
+    CHECK_EQ(s.n, 6);
+    CHECK_EQ(x->msgs[1].seq, 2);
+    CHECK_EQ(x->cap.outputs_on, 1);
+
+    x->now = 2000;
+    fx_setpoint(x, 2, 0, q, 6);
+    CHECK_EQ(fx_take(x), 1);
+    a = ack_at(x, 0, 2);
+    CHECK_EQ(a.mcu_us, 2000);
+    fx_tick(x, 3000);
+    for (j = 0; j < 6; ++j) {
+        CHECK_EQ(x->cap.servo[j], q[j]);
+    }
+    CHECK_EQ(x->cap.servo_calls, 6);
+    /* GET_STATE: ACK then STATE with the commanded joints. */
+    fx_send(x, PIK_MSG_GET_STATE, 3, 0, 0);
+    CHECK_EQ(fx_take(x), 2);
+    ack_at(x, 0, 3);
+    s = state_at(x, 1, PIK_STATE_ENABLED);
+    CHECK_EQ(s.mcu_us, 3000);
+    CHECK(memcmp(s.q_mdeg, q, sizeof q) == 0);
+    /* GET_BOOT: ACK then BOOT. */
+    fx_send(x, PIK_MSG_GET_BOOT, 4, 0, 0);
+    CHECK_EQ(fx_take(x), 2);
+    ack_at(x, 0, 4);
+    CHECK_EQ(x->msgs[1].type, PIK_MSG_BOOT);
+    /* Every device frame is one serial_write of at most PIK_PROTO_MAX_WIRE bytes. */
+    CHECK(x->cap.max_write <= PIK_PROTO_MAX_WIRE);
+    /* The 7-joint arms take 7 joints. */
+    fx_enabled(x, "iiwa14", 0);
+    {
+        int32_t q7[7] = {1000, -2000, 3000, -4000, 5000, -6000, 7000};
+        fx_setpoint(x, 2, 0, q7, 7);
+        CHECK_EQ(fx_take(x), 1);
+        ack_at(x, 0, 2);
+        fx_tick(x, 1000);
+        CHECK_EQ(x->cap.servo[6], 7000);
+        fx_setpoint(x, 3, 0, q7, 6);
+        CHECK_EQ(fx_take(x), 1);
+        nack_at(x, 0, 3, PIK_NACK_LEN);
+    }
+}
+
+static void test_fw_stale(void)
+{
+    fixture *x = &FX;
+    int32_t q[6] = {0, 1000, -1000, 0, 0, 0};
+    int32_t out[6] = {200000, 0, 0, 0, 0, 0};
+    fx_enabled(x, "piper", 0);
+    fx_setpoint(x, 10, 0, q, 6);
+    fx_setpoint(x, 10, 0, q, 6);
+    fx_setpoint(x, 9, 0, q, 6);
+    fx_setpoint(x, 11, 0, q, 6);
+    CHECK_EQ(fx_take(x), 4);
+    ack_at(x, 0, 10);
+    nack_at(x, 1, 10, PIK_NACK_STALE);
+    nack_at(x, 2, 9, PIK_NACK_STALE);
+    ack_at(x, 3, 11);
+    /* A refused setpoint does not move the reference. */
+    fx_setpoint(x, 20, 0, out, 6);
+    fx_setpoint(x, 20, 0, q, 6);
+    CHECK_EQ(fx_take(x), 2);
+    nack_at(x, 0, 20, PIK_NACK_LIMIT);
+    ack_at(x, 1, 20);
+    /* Wrap-around: 0x0000 is newer than 0xFFFF; half the space away is stale. */
+    fx_setpoint(x, 0xFFFF, 0, q, 6); /* 20 - 0xFFFF: older than 20 */
+    fx_setpoint(x, 0x7000, 0, q, 6);
+    fx_setpoint(x, 0xE000, 0, q, 6);
+    fx_setpoint(x, 0xFFFF, 0, q, 6);
+    fx_setpoint(x, 0x0000, 0, q, 6);
+    fx_setpoint(x, 0x8000, 0, q, 6);
+    CHECK_EQ(fx_take(x), 6);
+    nack_at(x, 0, 0xFFFF, PIK_NACK_STALE);
+    ack_at(x, 1, 0x7000);
+    ack_at(x, 2, 0xE000);
+    ack_at(x, 3, 0xFFFF);
+    ack_at(x, 4, 0x0000);
+    nack_at(x, 5, 0x8000, PIK_NACK_STALE);
+    /* Entering ENABLED again starts a new session: low seqs are accepted. */
+    fx_enable(x, 100, 0);
+    fx_enable(x, 101, 1);
+    fx_take(x);
+    fx_setpoint(x, 1, 0, q, 6);
+    CHECK_EQ(fx_take(x), 1);
+    ack_at(x, 0, 1);
+}
+
+static void test_fw_len_type_flags(void)
+{
+    fixture *x = &FX;
+    int32_t q[7] = {0, 1000, -1000, 0, 0, 0, 0};
+    uint8_t pl[PIK_PROTO_MAX_PAYLOAD];
+    pik_msg_setpoint m;
+    int len;
+    fx_enabled(x, "piper", 0);
+    fx_setpoint(x, 2, 0, q, 7);                  /* wrong joint count */
+    fx_send(x, PIK_MSG_SETPOINT, 3, pl, 5);      /* shorter than the header */
+    memset(&m, 0, sizeof m);
+    m.n = 6;
+    len = pik_msg_setpoint_encode(&m, pl, sizeof pl);
+    fx_send(x, PIK_MSG_SETPOINT, 4, pl, (size_t)len - 1); /* n = 6 but 23 joint bytes */
+    fx_send(x, 0x40, 5, 0, 0);                  /* unknown type */
+    fx_send(x, PIK_MSG_ACK, 6, pl, PIK_PL_ACK); /* a device->host type from the host */
+    pl[0] = 2;
+    fx_send(x, PIK_MSG_ENABLE, 7, pl, 1);       /* ENABLE 2 */
+    fx_send(x, PIK_MSG_HEARTBEAT, 8, pl, 3);    /* short heartbeat */
+    CHECK_EQ(fx_take(x), 7);
+    nack_at(x, 0, 2, PIK_NACK_LEN);
+    nack_at(x, 1, 3, PIK_NACK_LEN);
+    nack_at(x, 2, 4, PIK_NACK_LEN);
+    nack_at(x, 3, 5, PIK_NACK_TYPE);
+    nack_at(x, 4, 6, PIK_NACK_TYPE);
+    nack_at(x, 5, 7, PIK_NACK_LEN);
+    nack_at(x, 6, 8, PIK_NACK_LEN);
+    /* Flags: bits 0-3 are ignorable hints, bits 4-7 must be understood. */
+    m.n = 6;
+    m.flags = 0x01;
+    len = pik_msg_setpoint_encode(&m, pl, sizeof pl);
+    fx_send(x, PIK_MSG_SETPOINT, 9, pl, (size_t)len);
+    m.flags = 0x10;
+    len = pik_msg_setpoint_encode(&m, pl, sizeof pl);
+    fx_send(x, PIK_MSG_SETPOINT, 10, pl, (size_t)len);
+    /* Trailing bytes after the layout are ignored (forward compatibility). */
+    m.flags = 0;
+    len = pik_msg_setpoint_encode(&m, pl, sizeof pl);
+    pl[len] = 0xEE;
+    pl[len + 1] = 0xEE;
+    fx_send(x, PIK_MSG_SETPOINT, 11, pl, (size_t)len + 2);
+    CHECK_EQ(fx_take(x), 3);
+    ack_at(x, 0, 9);
+    nack_at(x, 1, 10, PIK_NACK_TYPE);
+    ack_at(x, 2, 11);
+    CHECK_EQ(x->fw.state, PIK_STATE_ENABLED);
+}
+
+static void test_fw_limits(void)
+{
+    fixture *x = &FX;
+    int32_t ok[6] = {150000, 1000, -1000, 99981, 0, 0};
+    int32_t bad[6] = {150001, 1000, -1000, 0, 0, 0};
+    int32_t bad2[6] = {0, -1, 0, 0, 0, 0};
+    pik_msg_ack a;
+    fx_enabled(x, "piper", 0);
+    fx_setpoint(x, 2, 0, ok, 6);
+    fx_setpoint(x, 3, 0, bad, 6);
+    fx_setpoint(x, 4, 0, bad2, 6);
+    fx_heartbeat(x, 5, 77);
+    CHECK_EQ(fx_take(x), 4);
+    a = ack_at(x, 0, 2);
+    CHECK_EQ(a.faults, 0);
+    nack_at(x, 1, 3, PIK_NACK_LIMIT);
+    nack_at(x, 2, 4, PIK_NACK_LIMIT);
+    a = ack_at(x, 3, 5);
+    CHECK_EQ(a.faults, PIK_FAULT_LIMIT);
+    CHECK_EQ(a.state, PIK_STATE_ENABLED);
+    CHECK_EQ(a.echo_host_us, 77);
+    CHECK_EQ(x->fw.q_cmd_mdeg[0], 150000); /* the refused targets changed nothing */
+    /* ENABLE 1 while ENABLED clears the latched informational fault. */
+    fx_enable(x, 6, 1);
+    CHECK_EQ(fx_take(x), 1); /* no state change, so no STATE */
+    a = ack_at(x, 0, 6);
+    CHECK_EQ(a.faults, 0);
+}
+
+static void test_fw_bad_frames(void)
+{
+    fixture *x = &FX;
+    uint8_t wire[PIK_PROTO_MAX_WIRE], noise[150], frame[PIK_PROTO_MAX_FRAME];
+    int32_t q[6] = {0, 1000, -1000, 0, 0, 0};
+    int w, len;
+    pik_msg_ack a;
+    fx_enabled(x, "piper", 0);
+    /* A flipped byte: NACK CRC with seq 0xFFFF; the next frame is accepted. */
+    w = pik_frame_build(PIK_MSG_HEARTBEAT, 2, (const uint8_t *)"\x01\x02\x03\x04", 4, wire, sizeof wire);
+    wire[3] ^= 0x40;
+    x->now = 50000;
+    fw_core_rx(&x->fw, wire, (size_t)w, x->now);
+    fx_setpoint(x, 3, 0, q, 6);
+    CHECK_EQ(fx_take(x), 2);
+    nack_at(x, 0, PIK_SEQ_UNKNOWN, PIK_NACK_CRC);
+    ack_at(x, 1, 3);
+    /* Noise without a delimiter: one NACK LEN at the 0x00, RX_OVERFLOW latched. */
+    memset(noise, 0x33, sizeof noise);
+    fw_core_rx(&x->fw, noise, sizeof noise, x->now);
+    CHECK_EQ(fx_take(x), 0);
+    noise[0] = 0;
+    fw_core_rx(&x->fw, noise, 1, x->now);
+    fx_heartbeat(x, 4, 1);
+    CHECK_EQ(fx_take(x), 2);
+    nack_at(x, 0, PIK_SEQ_UNKNOWN, PIK_NACK_LEN);
+    a = ack_at(x, 1, 4);
+    CHECK_EQ(a.faults, PIK_FAULT_RX_OVERFLOW);
+    CHECK_EQ(a.state, PIK_STATE_ENABLED);
+    /* A foreign version: NACK VER with the frame's seq. */
+    fx_send_ver(x, 2, PIK_MSG_HEARTBEAT, 0x0505, (const uint8_t *)"abcd", 4);
+    CHECK_EQ(fx_take(x), 1);
+    nack_at(x, 0, 0x0505, PIK_NACK_VER);
+    /* Broken frames and foreign versions do not feed the watchdog (last valid frame at 50 ms). */
+    x->now = 120000;
+    fw_core_rx(&x->fw, wire, (size_t)w, x->now);
+    len = pik_frame_pack(3, PIK_MSG_HEARTBEAT, 9, (const uint8_t *)"abcd", 4, frame, sizeof frame);
+    CHECK(len > 0);
+    fx_send_ver(x, 3, PIK_MSG_HEARTBEAT, 9, (const uint8_t *)"abcd", 4);
+    fx_tick(x, 149999);
+    CHECK_EQ(x->fw.state, PIK_STATE_ENABLED);
+    fx_tick(x, 150000);
+    CHECK_EQ(x->fw.state, PIK_STATE_HOLD);
+}
+
+static void test_fw_watchdog(void)
+{
+    fixture *x = &FX;
+    int32_t q[6] = {0, 10000, -10000, 0, 0, 0};
+    int32_t zero[6] = {0, 0, 0, 0, 0, 0};
+    pik_msg_ack a;
+    pik_msg_state s;
+    uint32_t t;
+    int i, j;
+    const uint32_t T = 5000;
+    fx_enabled(x, "piper", T);
+    fx_setpoint(x, 2, 0, q, 6);
+    fx_take(x);
+    /* Heartbeats every 50 ms keep it alive for a second; the ACK echoes host_us. */
+    for (i = 1, t = T + 50000; i <= 20; ++i, t += 50000) {
+        fx_tick(x, t - 1000);
+        x->now = t;
+        fx_heartbeat(x, (uint16_t)(10 + i), 0xABC000u + (uint32_t)i);
+        CHECK_EQ(fx_take(x), 1);
+        a = ack_at(x, 0, (uint16_t)(10 + i));
+        CHECK_EQ(a.echo_host_us, 0xABC000u + (uint32_t)i);
+    }
+    CHECK_EQ(x->fw.state, PIK_STATE_ENABLED);
+    t -= 50000; /* the last heartbeat */
+    fx_tick(x, t + 99999);
+    CHECK_EQ(x->fw.state, PIK_STATE_ENABLED);
+    CHECK_EQ(fx_take(x), 0);
+    fx_tick(x, t + 100000);
+    CHECK_EQ(x->fw.state, PIK_STATE_HOLD);
+    CHECK_EQ(fx_take(x), 1);
+    s = state_at(x, 0, PIK_STATE_HOLD);
+    CHECK_EQ(s.faults, PIK_FAULT_WATCHDOG);
+    CHECK_EQ(s.mcu_us, t + 100000);
+    /* HOLD keeps the outputs at the last position. */
+    fx_tick(x, t + 101000);
+    for (j = 0; j < 6; ++j) {
+        CHECK_EQ(x->cap.servo[j], q[j]);
+    }
+    /* Motion is refused until ENABLE 1; other frames are still answered. */
+    x->now = t + 102000;
+    fx_setpoint(x, 40, 0, zero, 6);
+    fx_heartbeat(x, 41, 1);
+    CHECK_EQ(fx_take(x), 2);
+    nack_at(x, 0, 40, PIK_NACK_DISABLED);
+    a = ack_at(x, 1, 41);
+    CHECK_EQ(a.state, PIK_STATE_HOLD);
+    CHECK_EQ(a.faults, PIK_FAULT_WATCHDOG);
+    fx_enable(x, 42, 1);
+    CHECK_EQ(fx_take(x), 2);
+    a = ack_at(x, 0, 42);
+    CHECK_EQ(a.state, PIK_STATE_ENABLED);
+    CHECK_EQ(a.faults, 0);
+    state_at(x, 1, PIK_STATE_ENABLED);
+
+    /* The watchdog is also evaluated when a frame arrives, before handling it: a frame later than
+     * the period (no tick in between) finds the device in HOLD, and the STATE goes out first. */
+    x->now += 100000;
+    fx_setpoint(x, 43, 0, zero, 6);
+    CHECK_EQ(fx_take(x), 2);
+    state_at(x, 0, PIK_STATE_HOLD);
+    nack_at(x, 1, 43, PIK_NACK_DISABLED);
+
+    /* CONFIG sets the period; the hold position is the commanded one at the expiry time, however
+     * late the tick: a ramp 0 -> 20000 mdeg over 200 ms freezes at 10000 after 100 ms. */
+    fx_enabled(x, "piper", 0);
+    fx_config(x, 2, 100, 0, 0, 0, 0);
+    fx_take(x);
+    q[1] = 20000;
+    q[2] = 0;
+    fx_setpoint(x, 3, 200000, q, 6);
+    CHECK_EQ(fx_take(x), 1);
+    fx_tick(x, 150000);
+    CHECK_EQ(x->fw.state, PIK_STATE_HOLD);
+    CHECK_EQ(x->fw.q_cmd_mdeg[1], 10000);
+    CHECK_EQ(x->cap.servo[1], 10000);
+    CHECK_EQ(fw_core_queue_free(&x->fw), FW_TRAJ_QUEUE_LEN);
+    fx_tick(x, 300000);
+    CHECK_EQ(x->cap.servo[1], 10000);
+
+    /* A 20 ms watchdog. */
+    fx_enabled(x, "piper", 0);
+    fx_config(x, 2, 20, 0, 0, 0, 0);
+    CHECK_EQ(fx_take(x), 1);
+    fx_tick(x, 19999);
+    CHECK_EQ(x->fw.state, PIK_STATE_ENABLED);
+    fx_tick(x, 20000);
+    CHECK_EQ(x->fw.state, PIK_STATE_HOLD);
+}
+
+static void test_fw_estop_and_disable(void)
+{
+    fixture *x = &FX;
+    int32_t q[6] = {1000, 1000, -1000, 0, 0, 0};
+    pik_msg_ack a;
+    pik_msg_state s;
+    long calls;
+    fx_enabled(x, "piper", 0);
+    fx_setpoint(x, 2, 0, q, 6);
+    fx_send(x, PIK_MSG_ESTOP, 3, 0, 0);
+    CHECK_EQ(fx_take(x), 3);
+    ack_at(x, 0, 2);
+    a = ack_at(x, 1, 3);
+    CHECK_EQ(a.state, PIK_STATE_FAULT);
+    CHECK_EQ(a.faults, PIK_FAULT_ESTOP);
+    s = state_at(x, 2, PIK_STATE_FAULT);
+    CHECK_EQ(s.faults, PIK_FAULT_ESTOP);
+    /* FAULT holds; motion refused; a second ESTOP changes nothing (no STATE). */
+    fx_tick(x, 1000);
+    CHECK_EQ(x->cap.servo[0], 1000);
+    fx_setpoint(x, 4, 0, q, 6);
+    fx_send(x, PIK_MSG_ESTOP, 5, 0, 0);
+    CHECK_EQ(fx_take(x), 2);
+    nack_at(x, 0, 4, PIK_NACK_DISABLED);
+    ack_at(x, 1, 5);
+    /* The watchdog does not run outside ENABLED. */
+    fx_tick(x, 900000);
+    CHECK_EQ(fx_take(x), 0);
+    CHECK_EQ(x->fw.state, PIK_STATE_FAULT);
+    /* ENABLE 1 clears ESTOP too. */
+    x->now = 900000;
+    fx_enable(x, 6, 1);
+    CHECK_EQ(fx_take(x), 2);
+    a = ack_at(x, 0, 6);
+    CHECK_EQ(a.faults, 0);
+    state_at(x, 1, PIK_STATE_ENABLED);
+    /* ENABLE 0: DISABLED, outputs off, no servo writes. */
+    fx_enable(x, 7, 0);
+    CHECK_EQ(fx_take(x), 2);
+    state_at(x, 1, PIK_STATE_DISABLED);
+    CHECK_EQ(x->cap.outputs_on, 0);
+    calls = x->cap.servo_calls;
+    fx_tick(x, 901000);
+    CHECK_EQ(x->cap.servo_calls, calls);
+    /* ESTOP while DISABLED: FAULT, but an unpowered arm is not powered. */
+    fx_send(x, PIK_MSG_ESTOP, 8, 0, 0);
+    CHECK_EQ(fx_take(x), 2);
+    state_at(x, 1, PIK_STATE_FAULT);
+    fx_tick(x, 902000);
+    CHECK_EQ(x->cap.servo_calls, calls);
+    CHECK_EQ(x->cap.outputs_on, 0);
+}
+
+static void test_fw_thin_acks(void)
+{
+    fixture *x = &FX;
+    int32_t q[6] = {0, 1000, -1000, 0, 0, 0};
+    int i, acks = 0;
+    fx_enabled(x, "piper", 0);
+    fx_config(x, 2, 0, PIK_CONFIG_F_THIN_ACK, 0, 0, 0);
+    CHECK_EQ(fx_take(x), 1);
+    ack_at(x, 0, 2);
+    for (i = 1; i <= 25; ++i) {
+        q[0] = i;
+        fx_setpoint(x, (uint16_t)(100 + i), 0, q, 6);
+    }
+    fx_setpoint(x, 100, 0, q, 6); /* stale: NACKs are never thinned */
+    CHECK_EQ(fx_take(x), 3);
+    ack_at(x, 0, 110);
+    ack_at(x, 1, 120);
+    nack_at(x, 2, 100, PIK_NACK_STALE);
+    CHECK_EQ(x->fw.q_cmd_mdeg[0], 25);
+    /* Back to one ACK per setpoint. */
+    fx_config(x, 3, 0, 0, 0, 0, 0);
+    for (i = 1; i <= 3; ++i) {
+        fx_setpoint(x, (uint16_t)(200 + i), 0, q, 6);
+    }
+    CHECK_EQ(fx_take(x), 4);
+    for (i = 0; i < 4; ++i) {
+        acks += x->msgs[i].type == PIK_MSG_ACK;
+    }
+    CHECK_EQ(acks, 4);
+}
+
+static void test_fw_config_and_limits(void)
+{
+    fixture *x = &FX;
+    int32_t lo[6] = {-10000, 0, -20000, -10000, -10000, -10000};
+    int32_t hi[6] = {10000, 20000, 0, 10000, 10000, 10000};
+    int32_t wide[6] = {10000, 20000, 0, 10000, 10000, 200000};
+    int32_t q[6] = {12000, 1000, -1000, 0, 0, 0};
+    uint8_t pl[PIK_PROTO_MAX_PAYLOAD];
+    pik_msg_limits lm;
+    int len, j;
+    fx_enabled(x, "piper", 0);
+    fx_config(x, 2, 250, 0, 6, lo, hi);
+    fx_setpoint(x, 3, 0, q, 6);             /* inside the model, outside the configured range */
+    CHECK_EQ(fx_take(x), 2);
+    ack_at(x, 0, 2);
+    nack_at(x, 1, 3, PIK_NACK_LIMIT);
+    CHECK_EQ(x->fw.watchdog_us, 250000);
+    CHECK_EQ(x->fw.max_mdeg[0], 10000);
+    /* Refused CONFIGs change nothing: wider than the model, min > max, wrong count, must-understand flag. */
+    fx_config(x, 4, 500, 0, 6, lo, wide);
+    fx_config(x, 5, 500, 0, 6, hi, lo);
+    fx_config(x, 6, 500, 0, 3, lo, hi);
+    fx_config(x, 7, 500, 0x80, 0, 0, 0);
+    CHECK_EQ(fx_take(x), 4);
+    nack_at(x, 0, 4, PIK_NACK_LIMIT);
+    nack_at(x, 1, 5, PIK_NACK_LIMIT);
+    nack_at(x, 2, 6, PIK_NACK_LEN);
+    nack_at(x, 3, 7, PIK_NACK_TYPE);
+    CHECK_EQ(x->fw.watchdog_us, 250000);
+    CHECK_EQ(x->fw.max_mdeg[5], 10000);
+    /* watchdog_ms 0 keeps the period, n 0 keeps the limits. */
+    fx_config(x, 8, 0, 0, 0, 0, 0);
+    CHECK_EQ(fx_take(x), 1);
+    CHECK_EQ(x->fw.watchdog_us, 250000);
+    CHECK_EQ(x->fw.max_mdeg[0], 10000);
+    /* LIMITS (0x09) sets a range of joints; 7-DOF arms need it (CONFIG cannot carry 7 pairs). */
+    fx_enabled(x, "nero", 0);
+    memset(&lm, 0, sizeof lm);
+    lm.first = 0;
+    lm.n = 7;
+    for (j = 0; j < 7; ++j) {
+        lm.min_mdeg[j] = x->fw.min_mdeg[j] + 1000;
+        lm.max_mdeg[j] = x->fw.max_mdeg[j] - 1000;
+    }
+    len = pik_msg_limits_encode(&lm, pl, sizeof pl);
+    fx_send(x, PIK_MSG_LIMITS, 2, pl, (size_t)len);
+    lm.first = 5;
+    lm.n = 3;
+    len = pik_msg_limits_encode(&lm, pl, sizeof pl);
+    fx_send(x, PIK_MSG_LIMITS, 3, pl, (size_t)len);   /* joints 5..7: one too many */
+    lm.first = 6;
+    lm.n = 1;
+    lm.min_mdeg[0] = -100000;                         /* beyond the model's -89999 */
+    lm.max_mdeg[0] = 0;
+    len = pik_msg_limits_encode(&lm, pl, sizeof pl);
+    fx_send(x, PIK_MSG_LIMITS, 4, pl, (size_t)len);
+    lm.min_mdeg[0] = -5000;
+    len = pik_msg_limits_encode(&lm, pl, sizeof pl);
+    fx_send(x, PIK_MSG_LIMITS, 5, pl, (size_t)len);
+    CHECK_EQ(fx_take(x), 4);
+    ack_at(x, 0, 2);
+    nack_at(x, 1, 3, PIK_NACK_LEN);
+    nack_at(x, 2, 4, PIK_NACK_LIMIT);
+    ack_at(x, 3, 5);
+    CHECK_EQ(x->fw.min_mdeg[6], -5000);
+    CHECK_EQ(x->fw.max_mdeg[6], 0);
+    CHECK_EQ(x->fw.max_mdeg[0], x->fw.model_max_mdeg[0] - 1000);
+    CHECK(x->fw.srs.lower_rad[6] == (fw_real)(-5000 * (3.14159265358979323846 / 180000.0)));
+}
+
+static void test_fw_traj(void)
+{
+    fixture *x = &FX;
+    int32_t pts[12] = {10000, 20000, -20000, 4000, 0, -10000, 20000, 40000, -40000, 8000, 0, -20000};
+    int32_t far[12];
+    int32_t q[6] = {0, 0, 0, 0, 0, 0};
+    pik_msg_ack a;
+    int i;
+    const uint32_t T = 1000;
+    fx_enabled(x, "piper", T);
+    x->now = T;
+    fx_traj(x, 2, 0, 10000, 6, 2, pts);
+    CHECK_EQ(fx_take(x), 1);
+    a = ack_at(x, 0, 2);
+    CHECK_EQ(a.queue_free, FW_TRAJ_QUEUE_LEN - 2);
+    fx_tick(x, T + 5000);
+    CHECK_EQ(x->cap.servo[0], 5000);
+    CHECK_EQ(x->cap.servo[2], -10000);
+    CHECK_EQ(x->cap.servo[5], -5000);
+    fx_tick(x, T + 10000);
+    CHECK_EQ(x->cap.servo[1], 20000);
+    fx_tick(x, T + 12500);
+    CHECK_EQ(x->cap.servo[0], 12500);
+    CHECK_EQ(x->cap.servo[3], 5000);
+    fx_tick(x, T + 20000);
+    CHECK_EQ(x->cap.servo[1], 40000);
+    CHECK_EQ(fw_core_queue_free(&x->fw), FW_TRAJ_QUEUE_LEN);
+    /* Chained with t0 = 0 while points are queued: starts where the queue ends. */
+    x->now = T + 20000;
+    fx_traj(x, 3, 0, 10000, 6, 1, q);
+    fx_traj(x, 4, 0, 10000, 6, 1, pts);
+    CHECK_EQ(fx_take(x), 2);
+    fx_tick(x, T + 35000); /* halfway back to 0 on the first, at 30 ms; 5 ms into the second */
+    CHECK_EQ(x->cap.servo[0], 5000);
+    fx_tick(x, T + 40000);
+    CHECK_EQ(x->cap.servo[0], 10000);
+    /* A start time in the future: hold, then move. */
+    x->now = T + 40000;
+    fx_traj(x, 5, T + 60000, 10000, 6, 1, q);
+    CHECK_EQ(fx_take(x), 1);
+    fx_tick(x, T + 55000);
+    CHECK_EQ(x->cap.servo[0], 10000);
+    fx_tick(x, T + 65000);
+    CHECK_EQ(x->cap.servo[0], 5000);
+    /* A later t0 after queued points inserts a hold (one extra slot). */
+    x->now = T + 65000;
+    fx_traj(x, 6, T + 90000, 10000, 6, 1, pts);
+    CHECK_EQ(fx_take(x), 1);
+    CHECK_EQ(fw_core_queue_free(&x->fw), FW_TRAJ_QUEUE_LEN - 3);
+    fx_tick(x, T + 80000);
+    CHECK_EQ(x->cap.servo[0], 0);
+    fx_tick(x, T + 95000);
+    CHECK_EQ(x->cap.servo[0], 5000);
+    /* Duplicate seq (a retransmission): ACKed, not appended. */
+    x->now = T + 95000;
+    fx_traj(x, 6, 0, 10000, 6, 1, pts);
+    CHECK_EQ(fx_take(x), 1);
+    a = ack_at(x, 0, 6);
+    CHECK_EQ(a.queue_free, FW_TRAJ_QUEUE_LEN - 1);
+    /* Limits, dt 0, wrong n. */
+    for (i = 0; i < 12; ++i) {
+        far[i] = pts[i];
+    }
+    far[7] = 400000;
+    fx_traj(x, 7, 0, 10000, 6, 2, far);
+    fx_traj(x, 8, 0, 0, 6, 1, pts);
+    fx_traj(x, 9, 0, 1000, 4, 3, pts);
+    CHECK_EQ(fx_take(x), 3);
+    nack_at(x, 0, 7, PIK_NACK_LIMIT);
+    nack_at(x, 1, 8, PIK_NACK_LEN);
+    nack_at(x, 2, 9, PIK_NACK_LEN);
+    CHECK_EQ(fw_core_queue_free(&x->fw), FW_TRAJ_QUEUE_LEN - 1);
+    /* Fill the queue: QUEUE_FULL when the points do not fit; nothing is appended. */
+    for (i = 0; i < 15; ++i) {
+        fx_traj(x, (uint16_t)(20 + i), 0, 1000, 6, 2, pts);
+    }
+    CHECK_EQ(fx_take(x), 15);
+    a = ack_at(x, 14, 34);
+    CHECK_EQ(a.queue_free, 1);
+    fx_traj(x, 35, 0, 1000, 6, 2, pts);
+    fx_traj(x, 36, 0, 1000, 6, 1, pts);
+    CHECK_EQ(fx_take(x), 2);
+    nack_at(x, 0, 35, PIK_NACK_QUEUE_FULL);
+    a = ack_at(x, 1, 36);
+    CHECK_EQ(a.queue_free, 0);
+    /* A SETPOINT replaces queued motion. */
+    fx_setpoint(x, 37, 0, q, 6);
+    CHECK_EQ(fx_take(x), 1);
+    a = ack_at(x, 0, 37);
+    CHECK_EQ(a.queue_free, FW_TRAJ_QUEUE_LEN);
+    fx_tick(x, T + 96000);
+    CHECK_EQ(x->cap.servo[0], 0);
+    /* Leaving ENABLED drops the queue. */
+    x->now = T + 96000;
+    fx_traj(x, 38, 0, 10000, 6, 2, pts);
+    fx_send(x, PIK_MSG_ESTOP, 39, 0, 0);
+    fx_take(x);
+    CHECK_EQ(fw_core_queue_free(&x->fw), FW_TRAJ_QUEUE_LEN);
+    fx_tick(x, T + 200000);
+    CHECK_EQ(x->cap.servo[0], 0);
+}
+
+static void test_fw_setpoint_timed(void)
+{
+    fixture *x = &FX;
+    int32_t q[6] = {30000, 60000, -90000, 0, 0, 0};
+    const uint32_t T = 0xFFFFFFFFu - 40000u; /* across the u32 clock wrap */
+    fx_enabled(x, "piper", T);
+    x->now = T;
+    fx_setpoint(x, 2, T + 60000u, q, 6);
+    CHECK_EQ(fx_take(x), 1);
+    fx_tick(x, T + 20000u);
+    CHECK_EQ(x->cap.servo[0], 10000);
+    CHECK_EQ(x->cap.servo[2], -30000);
+    x->now = T + 30000u;
+    fx_heartbeat(x, 3, 0);
+    fx_tick(x, T + 60000u);
+    CHECK_EQ(x->cap.servo[1], 60000);
+    fx_tick(x, T + 129999u);
+    CHECK_EQ(x->fw.state, PIK_STATE_ENABLED);
+    fx_tick(x, T + 130000u);
+    CHECK_EQ(x->fw.state, PIK_STATE_HOLD);
+    /* A target time already past is applied at once. */
+    x->now = T + 140000u;
+    fx_enable(x, 4, 1);
+    q[0] = 1;
+    fx_setpoint(x, 5, T + 100000u, q, 6);
+    CHECK_EQ(x->fw.q_cmd_mdeg[0], 1);
+}
+
+/* Host-side twin of the device's pose conversion, for the checks below. */
+static void rpy_of(const fw_real T[16], double *roll, double *pitch, double *yaw)
+{
+    *yaw = atan2(T[4], T[0]);
+    *pitch = atan2(-T[8], sqrt(T[0] * T[0] + T[4] * T[4]));
+    *roll = atan2(T[9], T[10]);
+}
+
+static void pose_payload_of(const fw_real T[16], uint8_t *pl, int with_psi)
+{
+    pik_msg_pose m;
+    double r, p, y;
+    const double k = 180000.0 / 3.14159265358979323846;
+    int i;
+    memset(&m, 0, sizeof m);
+    rpy_of(T, &r, &p, &y);
+    for (i = 0; i < 3; ++i) {
+        m.xyz_um[i] = (int32_t)floor(T[4 * i + 3] * 1e6 + 0.5);
+    }
+    m.rpy_mdeg[0] = (int32_t)floor(r * k + 0.5);
+    m.rpy_mdeg[1] = (int32_t)floor(p * k + 0.5);
+    m.rpy_mdeg[2] = (int32_t)floor(y * k + 0.5);
+    m.has_psi = (uint8_t)with_psi;
+    m.psi_mdeg = 12345;
+    CHECK(pik_msg_pose_encode(&m, pl, PIK_PL_POSE_PSI) == (with_psi ? PIK_PL_POSE_PSI : PIK_PL_POSE));
+}
+
+static double pose_pos_err(const fw_real A[16], const fw_real B[16])
+{
+    return sqrt((A[3] - B[3]) * (A[3] - B[3]) + (A[7] - B[7]) * (A[7] - B[7]) + (A[11] - B[11]) * (A[11] - B[11]));
+}
+
+static double pose_rot_err(const fw_real A[16], const fw_real B[16])
+{
+    double s = 0.0;
+    int i, j;
+    for (i = 0; i < 3; ++i) {
+        for (j = 0; j < 3; ++j) {
+            double d = A[4 * i + j] - B[4 * i + j];
+            s += d * d;
+        }
+    }
+    return sqrt(s / 2.0);
+}
+
+static void fk_of(const fixture *x, const int32_t *q_mdeg, fw_real T[16])
+{
+    fw_real q[PIK_MAX_DOF];
+    int j;
+    for (j = 0; j < x->fw.dof; ++j) {
+        q[j] = (fw_real)(q_mdeg[j] * 3.14159265358979323846 / 180000.0);
+    }
+    if (x->fw.is_srs) {
+        pik_srs_fk(&x->fw.srs, q, T);
+    } else {
+        pik_arm6_fk(&x->fw.arm6, q, T);
+    }
+}
+
+static void check_pose_setpoint(const char *robot, const fw_real *q_target_rad)
+{
+    fixture *x = &FX;
+    fw_real T[16], Tq[16];
+    uint8_t pl[PIK_PL_POSE_PSI];
+    int32_t q_before[PIK_MAX_DOF];
+    int j, dof;
+    fx_enabled(x, robot, 0);
+    dof = x->fw.dof;
+    if (x->fw.is_srs) {
+        pik_srs_fk(&x->fw.srs, q_target_rad, T);
+    } else {
+        pik_arm6_fk(&x->fw.arm6, q_target_rad, T);
+    }
+    pose_payload_of(T, pl, 0);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, 2, pl, PIK_PL_POSE);
+    CHECK_EQ(fx_take(x), 1);
+    ack_at(x, 0, 2);
+    /* The commanded joints reach the pose to the wire's resolution (1 um, 1 mdeg) plus the 1 mdeg
+     * joint quantisation, and lie within the limits. */
+    fk_of(x, x->fw.q_cmd_mdeg, Tq);
+    CHECK(pose_pos_err(T, Tq) < 5e-5);
+    CHECK(pose_rot_err(T, Tq) < 1e-3);
+    for (j = 0; j < dof; ++j) {
+        CHECK(x->fw.q_cmd_mdeg[j] >= x->fw.min_mdeg[j] && x->fw.q_cmd_mdeg[j] <= x->fw.max_mdeg[j]);
+    }
+    /* A nearby pose (with the trailing psi, ignored in v1) moves the joints a little: same branch. */
+    memcpy(q_before, x->fw.q_cmd_mdeg, sizeof q_before);
+    T[3] += (fw_real)0.002;
+    T[11] -= (fw_real)0.001;
+    pose_payload_of(T, pl, 1);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, 3, pl, PIK_PL_POSE_PSI);
+    CHECK_EQ(fx_take(x), 1);
+    ack_at(x, 0, 3);
+    fk_of(x, x->fw.q_cmd_mdeg, Tq);
+    CHECK(pose_pos_err(T, Tq) < 5e-5);
+    for (j = 0; j < dof; ++j) {
+        CHECK(abs(x->fw.q_cmd_mdeg[j] - q_before[j]) < 10000);
+    }
+    /* Unreachable: NO_IK, nothing moves, no fault. Stale pose: STALE. */
+    memcpy(q_before, x->fw.q_cmd_mdeg, sizeof q_before);
+    T[3] = 3;
+    pose_payload_of(T, pl, 0);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, 4, pl, PIK_PL_POSE);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, 3, pl, PIK_PL_POSE);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, 5, pl, PIK_PL_POSE - 1);
+    CHECK_EQ(fx_take(x), 3);
+    nack_at(x, 0, 4, PIK_NACK_NO_IK);
+    nack_at(x, 1, 3, PIK_NACK_STALE);
+    nack_at(x, 2, 5, PIK_NACK_LEN);
+    CHECK(memcmp(q_before, x->fw.q_cmd_mdeg, sizeof q_before) == 0);
+    CHECK_EQ(x->fw.faults, 0);
+}
+
+static void test_fw_pose_piper(void)
+{
+    const fw_real q[6] = {0.3f, 1.2f, -1.0f, 0.4f, 0.6f, -0.5f};
+    fixture *x = &FX;
+    fw_real T[16], qc[6];
+    uint8_t pl[PIK_PL_POSE];
+    pik_solution_set set;
+    pik_selection sel;
+    pik_select_options o = pik_select_options_default();
+    pik_msg_pose m;
+    int j;
+    check_pose_setpoint("piper", q);
+    /* The device's choice equals what the host library selects for the same wire pose. */
+    fx_enabled(x, "piper", 0);
+    pik_arm6_fk(&x->fw.arm6, q, T);
+    pose_payload_of(T, pl, 0);
+    CHECK_EQ(pik_msg_pose_decode(pl, sizeof pl, &m), PIK_OK);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, 2, pl, sizeof pl);
+    CHECK_EQ(fx_take(x), 1);
+    {
+        double a = m.rpy_mdeg[0] * 3.14159265358979323846 / 180000.0, b = m.rpy_mdeg[1] * 3.14159265358979323846 / 180000.0,
+               c = m.rpy_mdeg[2] * 3.14159265358979323846 / 180000.0;
+        fw_real Tw[16] = {0};
+        Tw[0] = (fw_real)(cos(c) * cos(b));
+        Tw[1] = (fw_real)(cos(c) * sin(b) * sin(a) - sin(c) * cos(a));
+        Tw[2] = (fw_real)(cos(c) * sin(b) * cos(a) + sin(c) * sin(a));
+        Tw[3] = (fw_real)(m.xyz_um[0] * 1e-6);
+        Tw[4] = (fw_real)(sin(c) * cos(b));
+        Tw[5] = (fw_real)(sin(c) * sin(b) * sin(a) + cos(c) * cos(a));
+        Tw[6] = (fw_real)(sin(c) * sin(b) * cos(a) - cos(c) * sin(a));
+        Tw[7] = (fw_real)(m.xyz_um[1] * 1e-6);
+        Tw[8] = (fw_real)(-sin(b));
+        Tw[9] = (fw_real)(cos(b) * sin(a));
+        Tw[10] = (fw_real)(cos(b) * cos(a));
+        Tw[11] = (fw_real)(m.xyz_um[2] * 1e-6);
+        Tw[15] = (fw_real)(1.0);
+        for (j = 0; j < 6; ++j) {
+            qc[j] = 0;
+        }
+        CHECK_EQ(pik_arm6_ik_ex(pik_piper_model(0), Tw, qc, PIK_IK_ONLY_IN_LIMITS, &set), PIK_OK);
+        o.branch_current = (int)pik_arm6_branch(pik_piper_model(0), qc);
+        CHECK_EQ(pik_select(&set, x->fw.arm6.lower_rad, x->fw.arm6.upper_rad, qc, &o, &sel), PIK_OK);
+        for (j = 0; j < 6; ++j) {
+            CHECK(abs(x->fw.q_cmd_mdeg[j] - (int32_t)floor((double)sel.q_rad[j] * 180000.0 / 3.14159265358979323846 + 0.5)) <= 1);
+        }
+    }
+    /* Refused while not ENABLED. */
+    fx_enable(x, 3, 0);
+    fx_take(x);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, 4, pl, sizeof pl);
+    CHECK_EQ(fx_take(x), 1);
+    nack_at(x, 0, 4, PIK_NACK_DISABLED);
+}
+
+static void test_fw_pose_srs(void)
+{
+    const fw_real qn[7] = {0.3f, 0.5f, -0.4f, 1.2f, 0.3f, 0.2f, -0.5f};
+    const fw_real qi[7] = {0.3f, 0.7f, -0.4f, -1.2f, 0.5f, 0.8f, -0.5f};
+    check_pose_setpoint("nero", qn);
+    check_pose_setpoint("iiwa14", qi);
+}
+
+/* The same bytes at the same times give the same output bytes and servo commands. */
+static void run_script(fixture *x, uint32_t seed)
+{
+    uint8_t junk[64];
+    int32_t q[6];
+    int i, j;
+    uint32_t t = 100;
+    rng_state = seed;
+    fx_init(x, "piper", t);
+    fx_enable(x, 1, 1);
+    for (i = 0; i < 300; ++i) {
+        t += rng() % 30000;
+        x->now = t;
+        switch (rng() % 6) {
+        case 0:
+            for (j = 0; j < 6; ++j) {
+                q[j] = (int32_t)(rng() % 40000) - 20000;
+            }
+            fx_setpoint(x, (uint16_t)(rng() % 400), rng() % 2 ? 0 : t + rng() % 50000, q, 6);
+            break;
+        case 1:
+            for (j = 0; j < 64; ++j) {
+                junk[j] = (uint8_t)(rng() % 4 == 0 ? 0 : rng());
+            }
+            fw_core_rx(&x->fw, junk, 1 + rng() % 64, t);
+            break;
+        case 2: fx_heartbeat(x, (uint16_t)i, t); break;
+        case 3: fx_enable(x, (uint16_t)i, (uint8_t)(rng() % 4 != 0)); break;
+        case 4:
+            for (j = 0; j < 6; ++j) {
+                q[j] = (int32_t)(rng() % 20000);
+            }
+            fx_traj(x, (uint16_t)(rng() % 400), 0, (uint16_t)(1 + rng() % 20000), 6, 1, q);
+            break;
+        default: fx_tick(x, t); break;
+        }
+        if (x->cap.n > CAP_BYTES / 2) {
+            fx_take(x); /* every device frame must still parse */
+        }
+    }
+}
+
+static void test_fw_determinism_and_fuzz(void)
+{
+    fixture *a = &FX, *b = &FX2;
+    int ok;
+    run_script(a, 99);
+    run_script(b, 99);
+    ok = a->cap.n == b->cap.n && memcmp(a->cap.out, b->cap.out, a->cap.n) == 0 &&
+         memcmp(a->cap.servo, b->cap.servo, sizeof a->cap.servo) == 0 && a->cap.servo_calls == b->cap.servo_calls &&
+         memcmp(a->fw.q_cmd_mdeg, b->fw.q_cmd_mdeg, sizeof a->fw.q_cmd_mdeg) == 0;
+    CHECK(ok);
+    CHECK(a->fw.rx_frames > 100);
+    fx_take(a);
+    /* Other seeds: no crash (run under the sanitizers), every output frame valid, state sane. */
+    {
+        uint32_t seed;
+        for (seed = 1; seed <= 20; ++seed) {
+            run_script(a, seed);
+            fx_take(a);
+            CHECK(a->fw.state <= PIK_STATE_FAULT);
+            CHECK(a->fw.q_count >= 0 && a->fw.q_count <= FW_TRAJ_QUEUE_LEN);
+            CHECK(a->cap.max_write <= PIK_PROTO_MAX_WIRE);
+        }
+    }
+}
+
+/* Every frame with a valid CRC gets exactly one ACK or NACK carrying its seq. */
+static void test_fw_one_reply_per_frame(void)
+{
+    fixture *x = &FX;
+    int32_t q[6] = {0, 1000, -1000, 0, 0, 0};
+    uint8_t pl[PIK_PROTO_MAX_PAYLOAD];
+    uint16_t seq;
+    int i, replies;
+    fx_enabled(x, "piper", 0);
+    memset(pl, 0, sizeof pl);
+    for (seq = 1000; seq < 1000 + 0x0B * 4; ++seq) {
+        uint8_t type = (uint8_t)(1 + (seq - 1000) % 0x0B); /* 0x01 .. 0x0B, last one unknown */
+        size_t n = (size_t)((seq - 1000) / 0x0B) * 9;  /* 0, 9, 18, 27 payload bytes */
+        if (type == PIK_MSG_ESTOP || type == PIK_MSG_ENABLE) {
+            continue; /* tested elsewhere; they would change the state for the following frames */
+        }
+        x->cap.n = 0;
+        fx_send(x, type, seq, pl, n);
+        fx_take(x);
+        replies = 0;
+        for (i = 0; i < x->nmsg; ++i) {
+            if (x->msgs[i].type == PIK_MSG_ACK || x->msgs[i].type == PIK_MSG_NACK) {
+                ++replies;
+                CHECK_EQ(pik_get_u16le(x->msgs[i].payload), seq);
+            }
+        }
+        CHECK_EQ(replies, 1);
+        fx_setpoint(x, (uint16_t)(seq + 20000), 0, q, 6); /* keep the state ENABLED-worthy */
+        fx_take(x);
+    }
+}
+
+/* ---- Main ------------------------------------------------------------------------------------ */
+
+typedef struct test_case {
+    const char *name;
+    void (*fn)(void);
+} test_case;
+
+int main(void)
+{
+    static const test_case tests[] = {
+        {"crc", test_crc},
+        {"cobs_vectors", test_cobs_vectors},
+        {"cobs_roundtrip", test_cobs_roundtrip},
+        {"cobs_decode_errors", test_cobs_decode_errors},
+        {"golden_frames", test_golden_frames},
+        {"frame_pack_errors", test_frame_pack_errors},
+        {"parser_stream", test_parser_stream},
+        {"parser_errors", test_parser_errors},
+        {"msg_roundtrip", test_msg_roundtrip},
+        {"seq_time_names", test_seq_time_names},
+        {"fw_boot", test_fw_boot},
+        {"fw_disabled_refuses_motion", test_fw_disabled_refuses_motion},
+        {"fw_enable_and_setpoint", test_fw_enable_and_setpoint},
+        {"fw_stale", test_fw_stale},
+        {"fw_len_type_flags", test_fw_len_type_flags},
+        {"fw_limits", test_fw_limits},
+        {"fw_bad_frames", test_fw_bad_frames},
+        {"fw_watchdog", test_fw_watchdog},
+        {"fw_estop_and_disable", test_fw_estop_and_disable},
+        {"fw_thin_acks", test_fw_thin_acks},
+        {"fw_config_and_limits", test_fw_config_and_limits},
+        {"fw_traj", test_fw_traj},
+        {"fw_setpoint_timed", test_fw_setpoint_timed},
+        {"fw_pose_piper", test_fw_pose_piper},
+        {"fw_pose_srs", test_fw_pose_srs},
+        {"fw_determinism_and_fuzz", test_fw_determinism_and_fuzz},
+        {"fw_one_reply_per_frame", test_fw_one_reply_per_frame},
+    };
+    int passed = 0, failed = 0;
+    size_t i;
+    for (i = 0; i < sizeof tests / sizeof tests[0]; ++i) {
+        t_fail = 0;
+        tests[i].fn();
+        if (t_fail == 0) {
+            ++passed;
+            printf("ok   %s\n", tests[i].name);
+        } else {
+            ++failed;
+            printf("FAIL %s (%d checks)\n", tests[i].name, t_fail);
+        }
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
+
+#else
+/* ISO C forbids an empty translation unit. */
+typedef int fw_test_unused_in_fw_sim_build;
+#endif /* FW_POSIX_MAIN */

@@ -1,0 +1,160 @@
+"""Wire protocol v1 on the host side (PROTOCOL.md): payload packing, and the C codec.
+
+Framing (COBS, CRC-16/CCITT-FALSE, the byte-at-a-time parser) is the C codec of the core
+(csrc/src/pik_proto.c), reached through piperik._core; the constants come from its header, the
+single source of truth. This module only packs and unpacks payloads with ``struct``.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from piperik import _core
+
+C = _core.PROTO  #: constants of csrc/include/piperik/pik_proto.h
+VERSION: int = C["VERSION"]
+MAX_FRAME: int = C["MAX_FRAME"]
+
+# message types
+SETPOINT, TRAJ_SEGMENT, HEARTBEAT, ENABLE, CONFIG, ESTOP, POSE_SETPOINT, GET_STATE, LIMITS, GET_BOOT = (
+    C["SETPOINT"], C["TRAJ_SEGMENT"], C["HEARTBEAT"], C["ENABLE"], C["CONFIG"], C["ESTOP"],
+    C["POSE_SETPOINT"], C["GET_STATE"], C["LIMITS"], C["GET_BOOT"])
+ACK, NACK, STATE, BOOT = C["ACK"], C["NACK"], C["STATE"], C["BOOT"]
+
+STATES = {C["STATE_DISABLED"]: "DISABLED", C["STATE_ENABLED"]: "ENABLED", C["STATE_HOLD"]: "HOLD",
+          C["STATE_FAULT"]: "FAULT"}
+NACK_REASONS = {C["NACK_CRC"]: "CRC", C["NACK_LEN"]: "LEN", C["NACK_VER"]: "VER", C["NACK_STALE"]: "STALE",
+                C["NACK_TYPE"]: "TYPE", C["NACK_QUEUE_FULL"]: "QUEUE_FULL", C["NACK_LIMIT"]: "LIMIT",
+                C["NACK_DISABLED"]: "DISABLED", C["NACK_NO_IK"]: "NO_IK"}
+FAULT_BITS = {C["FAULT_WATCHDOG"]: "WATCHDOG", C["FAULT_LIMIT"]: "LIMIT", C["FAULT_ESTOP"]: "ESTOP",
+              C["FAULT_RX_OVERFLOW"]: "RX_OVERFLOW"}
+MDEG_PER_RAD = 180_000.0 / np.pi
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE (the C codec's; equals binascii.crc_hqx(data, 0xFFFF))."""
+    return _core.proto_crc16(bytes(data))
+
+
+def encode(msg_type: int, seq: int, payload: bytes = b"") -> bytes:
+    """One frame on the wire: COBS(ver | type | seq | payload | crc) + 0x00."""
+    return _core.proto_encode(int(msg_type), int(seq) & 0xFFFF, bytes(payload))
+
+
+class Parser:
+    """Byte-stream decoder (the C state machine): feed bytes, get complete frames and errors."""
+
+    def __init__(self) -> None:
+        self._p = _core.ProtoParser()
+
+    def feed(self, data: bytes) -> List[Tuple]:
+        """Returns [("frame", type, seq, payload) | ("error", reason_code, seq)] in arrival order."""
+        return self._p.feed(bytes(data))
+
+
+def q_to_mdeg(q_rad: Sequence[float]) -> np.ndarray:
+    q = np.asarray(q_rad, dtype=float)
+    if not np.all(np.isfinite(q)):
+        raise ValueError("q: contains NaN or infinity")
+    return np.rint(q * MDEG_PER_RAD).astype(np.int64)
+
+
+# ------------------------------------------------------------------------------------------ payloads
+
+
+def setpoint(q_mdeg: Sequence[int], t_mcu_us: int = 0, flags: int = 0) -> bytes:
+    q = [int(v) for v in q_mdeg]
+    return struct.pack(f"<IBB{len(q)}i", t_mcu_us & 0xFFFFFFFF, len(q), flags, *q)
+
+
+def traj_segment(points_mdeg: np.ndarray, dt_us: int, t0_mcu_us: int = 0) -> bytes:
+    P = np.asarray(points_mdeg, dtype=np.int64)
+    k, n = P.shape
+    return struct.pack(f"<IHBB{k * n}i", t0_mcu_us & 0xFFFFFFFF, dt_us, n, k, *[int(v) for v in P.ravel()])
+
+
+def heartbeat(host_us: int) -> bytes:
+    return struct.pack("<I", host_us & 0xFFFFFFFF)
+
+
+def enable(on: bool) -> bytes:
+    return struct.pack("<B", 1 if on else 0)
+
+
+def config(watchdog_ms: int, limits_mdeg: Optional[np.ndarray], thin_acks: bool = False) -> bytes:
+    """CONFIG: watchdog period (0 keeps it), flags, limits of up to MAX_CONFIG_JOINTS joints (none:
+    keep them; 7 joints do not fit one frame: use :func:`limits`)."""
+    L = np.zeros((0, 2), dtype=np.int64) if limits_mdeg is None else np.asarray(limits_mdeg, dtype=np.int64)
+    if len(L) > C["MAX_CONFIG_JOINTS"]:
+        raise ValueError(f"limits_mdeg: CONFIG carries at most {C['MAX_CONFIG_JOINTS']} joints; use LIMITS")
+    return struct.pack(f"<HBB{2 * len(L)}i", watchdog_ms, len(L), C["CONFIG_F_THIN_ACK"] if thin_acks else 0,
+                       *[int(v) for v in L.ravel()])
+
+
+def limits(limits_mdeg: np.ndarray, first: int = 0) -> bytes:
+    """LIMITS: (min, max) mdeg of joints first .. first + n - 1 (up to MAX_LIMITS_JOINTS)."""
+    L = np.asarray(limits_mdeg, dtype=np.int64)
+    return struct.pack(f"<BB{2 * len(L)}i", first, len(L), *[int(v) for v in L.ravel()])
+
+
+def pose_setpoint(xyz_um: Sequence[int], rpy_mdeg: Sequence[int], t_mcu_us: int = 0) -> bytes:
+    return struct.pack("<I6i", t_mcu_us & 0xFFFFFFFF, *[int(v) for v in xyz_um], *[int(v) for v in rpy_mdeg])
+
+
+@dataclass
+class Ack:
+    acked_seq: int
+    state: int
+    faults: int
+    mcu_us: int
+    echo_host_us: int
+    queue_free: int
+
+
+@dataclass
+class Nack:
+    seq: int
+    reason: int
+
+
+@dataclass
+class State:
+    state: int
+    faults: int
+    mcu_us: int
+    q_mdeg: Tuple[int, ...]
+
+
+@dataclass
+class Boot:
+    proto_ver: int
+    reset_cause: int
+    boot_count: int
+    caps: int
+    firmware_id: str
+
+
+def decode(msg_type: int, payload: bytes):
+    """The device->host message as a dataclass (Ack, Nack, State, Boot); ValueError when malformed."""
+    try:
+        if msg_type == ACK:
+            return Ack(*struct.unpack_from("<HBBIIB", payload))
+        if msg_type == NACK:
+            return Nack(*struct.unpack_from("<HB", payload))
+        if msg_type == STATE:
+            state, faults, mcu_us, n = struct.unpack_from("<BBIB", payload)
+            return State(state, faults, mcu_us, struct.unpack_from(f"<{n}i", payload, 7))
+        if msg_type == BOOT:
+            ver, cause, count, caps = struct.unpack_from("<BBHI", payload)
+            return Boot(ver, cause, count, caps, payload[8:].decode("ascii", "replace"))
+    except struct.error as exc:
+        raise ValueError(f"malformed payload of type 0x{msg_type:02x}: {exc}") from None
+    raise ValueError(f"unknown device message type 0x{msg_type:02x}")
+
+
+def wire_bytes_per_setpoint(n_joints: int) -> int:
+    """Bytes on the wire for one SETPOINT of n joints (COBS overhead and delimiter included)."""
+    return len(encode(SETPOINT, 1, setpoint([0x01010101] * n_joints)))
