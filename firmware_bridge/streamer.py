@@ -14,6 +14,7 @@ handshake and requires an explicit :meth:`enable` again, so motion never resumes
 """
 from __future__ import annotations
 
+import collections
 import glob
 import os
 import time
@@ -140,6 +141,9 @@ class Streamer:
         self._replies: Dict[int, object] = {}       # seq -> Ack / Nack for reliable requests
         self._last_rx = 0.0
         self._boot_seen_event = False
+        self._thin_acks = False
+        #: the most recent NACKs as (seq, reason), for diagnostics
+        self.nacks: "collections.deque" = collections.deque(maxlen=256)
 
     # ---------------------------------------------------------------------------------------- link
 
@@ -257,12 +261,14 @@ class Streamer:
             if t is not None:
                 self.stats.acked += 1
                 self.stats.rtt_us.append((now - t) * 1e6)
-                # thinned ACKs: an ACK of a setpoint covers the earlier ones still outstanding
-                for s in [s for s in self._outstanding if ((msg.acked_seq - s) & 0xFFFF) < 0x8000]:
-                    del self._outstanding[s]
-                    self.stats.acked += 1
+                if self._thin_acks:
+                    # thinned ACKs: an ACK of a setpoint covers the earlier ones still outstanding
+                    for s in [s for s in self._outstanding if ((msg.acked_seq - s) & 0xFFFF) < 0x8000]:
+                        del self._outstanding[s]
+                        self.stats.acked += 1
         elif isinstance(msg, P.Nack):
             self._replies[msg.seq] = msg
+            self.nacks.append((msg.seq, P.NACK_REASONS.get(msg.reason, str(msg.reason))))
             reason = P.NACK_REASONS.get(msg.reason, str(msg.reason))
             if self._outstanding.pop(msg.seq, None) is not None:
                 self.stats.nacked[reason] = self.stats.nacked.get(reason, 0) + 1
@@ -311,6 +317,7 @@ class Streamer:
         fits = L is None or len(L) <= P.C["MAX_CONFIG_JOINTS"]
         self._check_reply(self._request(P.CONFIG, P.config(watchdog_ms, L if fits else None, thin_acks)),
                           "configure")
+        self._thin_acks = thin_acks
         if not fits:
             self._check_reply(self._request(P.LIMITS, P.limits(L)), "configure (limits)")
 
