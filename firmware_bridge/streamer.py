@@ -369,13 +369,17 @@ class Streamer:
 
     # ---------------------------------------------------------------------------------------- streaming
 
-    def stream(self, samples, rate_hz: float, *, units: str = "rad", drain_s: float = 0.2,
+    def stream(self, samples, rate_hz: Optional[float] = None, *, units: str = "rad", drain_s: float = 0.2,
                stop_on_reset: bool = True) -> Stats:
         """Send one setpoint per period from an array (N, n), an iterable or a generator of joint
-        vectors, at ``rate_hz`` (absolute deadlines: a late period does not shift the next ones).
-        Replies are handled between periods without blocking. Stops early (and requires
+        vectors, or a :class:`piperik.trajectory.Trajectory` (its positions, at its rate unless
+        ``rate_hz`` is given), at ``rate_hz`` (absolute deadlines: a late period does not shift the
+        next ones). Replies are handled between periods without blocking. Stops early (and requires
         :meth:`enable`) when the device resets or the link is lost; then reconnects."""
-        if not (rate_hz > 0):
+        if hasattr(samples, "q_rad") and hasattr(samples, "rate_hz"):  # a timed trajectory
+            rate_hz = samples.rate_hz if rate_hz is None else rate_hz
+            samples = samples.q_rad
+        if rate_hz is None or not (rate_hz > 0):
             raise ValueError("rate_hz: must be > 0")
         if self.needs_enable:
             raise DeviceError("stream: the device is not enabled (call enable() first)")

@@ -376,3 +376,21 @@ def test_open_by_url_and_errors():
         link.open()  # a loopback echoes our own frames: no device answers
     with pytest.raises(BridgeError, match="USB id"):
         Streamer("ffff:fffe").open()
+
+
+def test_stream_a_timed_trajectory(sim):
+    import piperik
+    from piperik.trajectory import plan_cartesian, time_parameterize
+
+    arm = piperik.Piper()
+    q0 = np.array([0.2, 1.2, -1.0, 0.3, 0.6, 0.1])
+    T0 = arm.fk(q0)
+    T1 = T0.copy()
+    T1[:3, 3] += [0.0, 0.03, 0.0]
+    traj = time_parameterize(plan_cartesian(arm, [T0, T1], q0).q, arm.max_velocity, arm.max_acceleration, 250.0)
+    with Streamer(str(sim.link)) as link:
+        link.configure(watchdog_ms=100, limits_mdeg=_limits_mdeg())
+        link.enable()
+        stats = link.stream(traj)  # its own rate
+        assert stats.sent == len(traj.t_s) and stats.drops == 0, stats.summary()
+        np.testing.assert_array_equal(link.state().q_mdeg, P.q_to_mdeg(traj.q_rad[-1]))
