@@ -55,7 +55,7 @@ def rtt_rows():
     with tempfile.TemporaryDirectory() as d:
         link_path = Path(d) / "tty"
         proc = subprocess.Popen([sys.executable, "-m", "piperik", "firmware-sim", "--robot", "nero", "--link",
-                                 str(link_path)], stdout=subprocess.PIPE, text=True)
+                                 str(link_path)], stdout=subprocess.PIPE, text=True, cwd=d)
         try:
             proc.stdout.readline()
             while not link_path.exists():

@@ -180,8 +180,10 @@ class Sim:
     def start(self):
         self.boot_count += 1
         env = dict(os.environ, FW_BOOT_COUNT=str(self.boot_count))
+        # cwd outside the checkout: `-m piperik` must import the installed package, not the sources
         self.proc = subprocess.Popen([sys.executable, "-m", "piperik", "firmware-sim", "--robot", self.robot,
-                                      "--link", str(self.link)], stdout=subprocess.PIPE, env=env, text=True)
+                                      "--link", str(self.link)], stdout=subprocess.PIPE, env=env, text=True,
+                                     cwd=str(self.link.parent))
         first = self.proc.stdout.readline().strip()
         assert first.startswith("/dev/"), first
         deadline = time.monotonic() + 5
@@ -364,7 +366,8 @@ def test_pose_setpoint_runs_ik_on_the_device(sim):
 
 def test_cli_stream_demo(sim):
     r = subprocess.run([sys.executable, "-m", "piperik", "stream", "--port", str(sim.link), "--robot", "piper",
-                        "--demo", "--rate", "500", "--seconds", "1"], capture_output=True, text=True, timeout=60)
+                        "--demo", "--rate", "500", "--seconds", "1"], capture_output=True, text=True, timeout=60,
+                       cwd=str(sim.link.parent))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "sent 500 acked 500" in r.stdout and "drops 0" in r.stdout
 
