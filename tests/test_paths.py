@@ -11,19 +11,12 @@ import numpy as np
 import pytest
 
 import piperik
+from conftest import pose_error
 from piperik.trajectory import interpolate_poses, line_poses, plan_cartesian, time_parameterize
 
 SEED = int(os.environ.get("PIPERIK_TEST_SEED", "20261130"))
 N_PATHS = max(int(os.environ.get("PIPERIK_TEST_COUNT", "10000")) // 500, 4)  # 20 lines per arm by default
 ARMS = [piperik.Piper, piperik.Nero, piperik.Iiwa14]
-
-
-def pose_error(A, B):
-    dp = np.linalg.norm(A[..., :3, 3] - B[..., :3, 3], axis=-1)
-    E = np.swapaxes(A[..., :3, :3], -1, -2) @ B[..., :3, :3]
-    s = np.linalg.norm(E - np.swapaxes(E, -1, -2), axis=(-2, -1)) / (2 * np.sqrt(2))
-    c = (np.trace(E, axis1=-2, axis2=-1) - 1) / 2
-    return dp, np.arctan2(s, c)
 
 
 @pytest.fixture(params=ARMS, ids=lambda A: A.__name__)

@@ -11,21 +11,13 @@ import numpy as np
 import pytest
 
 import piperik
+from conftest import pose_error
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_MODELS = ROOT.parent / "shared" / "models"
 COUNT = max(int(os.environ.get("PIPERIK_TEST_COUNT", "10000")) // 2, 1)
 SEED = int(os.environ.get("PIPERIK_TEST_SEED", "20261130"))
 ARMS = [piperik.Nero, piperik.Iiwa14]
-
-
-def pose_error(A, B):
-    """Position distance [m] and rotation angle [rad] (accurate near zero)."""
-    dp = np.linalg.norm(A[..., :3, 3] - B[..., :3, 3], axis=-1)
-    E = np.swapaxes(A[..., :3, :3], -1, -2) @ B[..., :3, :3]
-    s = np.linalg.norm(E - np.swapaxes(E, -1, -2), axis=(-2, -1)) / (2 * np.sqrt(2))
-    c = (np.trace(E, axis1=-2, axis2=-1) - 1) / 2
-    return dp, np.arctan2(s, c)
 
 
 def ang_diff(a, b):

@@ -195,6 +195,29 @@ std::string step_message(const pik_selection &sel, double bound)
     return os.str();
 }
 
+// A stack of poses (N, 4, 4) as float64, or ValueError naming `name`.
+darray poses_arg(py::handle obj, const char *name)
+{
+    darray Ts = as_double_array(obj, name);
+    if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4) {
+        throw py::value_error(std::string(name) + ": expected shape (N, 4, 4), got " + shape_str(Ts));
+    }
+    return Ts;
+}
+
+// The path options of Arm6::path / Arm7::path: q_start required, max_step >= 0 (inf: no bound).
+pik_path_options path_options(const SelectOptions *opts, int dof, double max_step, bool keep_branch)
+{
+    if (!(max_step >= 0.0)) {
+        throw py::value_error("max_step_rad: must be >= 0 (0 or inf: no bound)");
+    }
+    pik_path_options po;
+    po.select = options_or_default(opts).for_dof(dof);
+    po.max_step_rad = std::isfinite(max_step) ? max_step : 0.0;
+    po.keep_branch = keep_branch ? 1 : 0;
+    return po;
+}
+
 class Arm6 {
   public:
     explicit Arm6(const pik_arm6_model *model) : m_(model)
@@ -331,21 +354,12 @@ class Arm6 {
     // (Q (n,6) NaN from the failing sample on, report dict)
     py::tuple path(py::handle Ts_obj, py::handle q0_obj, const SelectOptions *opts, double max_step, bool keep_branch) const
     {
-        darray Ts = as_double_array(Ts_obj, "Ts");
-        if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4) {
-            throw py::value_error("Ts: expected shape (N, 4, 4), got " + shape_str(Ts));
-        }
+        darray Ts = poses_arg(Ts_obj, "Ts");
         JointArg q0 = joint_arg(q0_obj, 6, "q_start");
         if (!q0.data) {
             throw py::value_error("q_start: expected 6 joint angles [rad], got None");
         }
-        if (!(max_step >= 0.0)) {
-            throw py::value_error("max_step_rad: must be >= 0 (0: no bound)");
-        }
-        pik_path_options po;
-        po.select = options_or_default(opts).for_dof(6);
-        po.max_step_rad = std::isfinite(max_step) ? max_step : 0.0;
-        po.keep_branch = keep_branch ? 1 : 0;
+        pik_path_options po = path_options(opts, 6, max_step, keep_branch);
         py::ssize_t n = Ts.shape(0);
         auto Q = new_array({n, 6});
         pik_path_report rep;
@@ -369,10 +383,7 @@ class Arm6 {
     // (N,4,4) -> (Q (N,6) with NaN rows where no in-limit solution, ok (N,), status (N,) int32).
     py::tuple ik_batch(py::handle Ts_obj, py::handle qc_obj, const SelectOptions *opts) const
     {
-        darray Ts = as_double_array(Ts_obj, "Ts");
-        if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4) {
-            throw py::value_error("Ts: expected shape (N, 4, 4), got " + shape_str(Ts));
-        }
+        darray Ts = poses_arg(Ts_obj, "Ts");
         py::ssize_t n = Ts.shape(0);
         JointArg qc = joint_arg(qc_obj, 6, "q_current", n);
         pik_select_options base = options_or_default(opts).for_dof(6);
@@ -726,10 +737,7 @@ class Arm7 {
     py::tuple ik_batch(py::handle Ts_obj, py::handle qc_obj, int policy, py::handle psi_obj,
                        const SelectOptions *opts_obj) const
     {
-        darray Ts = as_double_array(Ts_obj, "Ts");
-        if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4) {
-            throw py::value_error("Ts: expected shape (N, 4, 4), got " + shape_str(Ts));
-        }
+        darray Ts = poses_arg(Ts_obj, "Ts");
         py::ssize_t n = Ts.shape(0);
         JointArg qc = joint_arg(qc_obj, 7, "q_current", n);
         pik_select_options base = options_or_default(opts_obj).for_dof(7);
@@ -923,21 +931,12 @@ class Arm7 {
     // (Q (n,7) NaN from the failing sample on, psi (n,), report dict)
     py::tuple path(py::handle Ts_obj, py::handle q0_obj, const SelectOptions *opts, double max_step, bool keep_branch) const
     {
-        darray Ts = as_double_array(Ts_obj, "Ts");
-        if (Ts.ndim() != 3 || Ts.shape(1) != 4 || Ts.shape(2) != 4) {
-            throw py::value_error("Ts: expected shape (N, 4, 4), got " + shape_str(Ts));
-        }
+        darray Ts = poses_arg(Ts_obj, "Ts");
         JointArg q0 = joint_arg(q0_obj, 7, "q_start");
         if (!q0.data) {
             throw py::value_error("q_start: expected 7 joint angles [rad], got None");
         }
-        if (!(max_step >= 0.0)) {
-            throw py::value_error("max_step_rad: must be >= 0 (0: no bound)");
-        }
-        pik_path_options po;
-        po.select = options_or_default(opts).for_dof(7);
-        po.max_step_rad = std::isfinite(max_step) ? max_step : 0.0;
-        po.keep_branch = keep_branch ? 1 : 0;
+        pik_path_options po = path_options(opts, 7, max_step, keep_branch);
         py::ssize_t n = Ts.shape(0);
         auto Q = new_array({n, 7});
         auto psi = new_array({n});
