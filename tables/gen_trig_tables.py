@@ -8,6 +8,7 @@ Tables (DESIGN.md section 4):
   pik_sincos_table      256 interleaved {sin, cos} of k*2pi/256, double (4 KiB)
   pik_sincos_table_f32  the same in float (2 KiB)
   pik_atan_table        atan(k/64), k = 0..64, double
+  pik_atan_table_f32    the same in float (260 bytes), for the float build (PIK_FLOAT=1)
 
 Each entry is computed in extended precision (numpy longdouble, 64-bit mantissa on x86) and rounded
 once to the target type. The banner records the error of the evaluation scheme that the C code uses,
@@ -115,6 +116,7 @@ def render() -> str:
         f"{2 * N_SINCOS * 8} bytes)",
         f" * pik_sincos_table_f32: the same rounded to float ({2 * N_SINCOS * 4} bytes)",
         f" * pik_atan_table[k] = atan(k/{N_ATAN}), k = 0..{N_ATAN} (double, {(N_ATAN + 1) * 8} bytes)",
+        f" * pik_atan_table_f32: the same rounded to float ({(N_ATAN + 1) * 4} bytes)",
         " * Entries computed in extended precision and rounded once.",
         " *",
         " * Measured max |error| of pik_sincos / pik_sincosf (nearest entry + Taylor correction,",
@@ -140,6 +142,11 @@ def render() -> str:
     lines.append("PIK_TABLE_ATTR const double pik_atan_table[PIK_ATAN_TABLE_SIZE + 1] = {")
     for v in atan_ld:
         lines.append(f"    {_fmt_d(v)},")
+    lines.append("};")
+    lines.append("")
+    lines.append("PIK_TABLE_ATTR const float pik_atan_table_f32[PIK_ATAN_TABLE_SIZE + 1] = {")
+    for v in atan_ld:
+        lines.append(f"    {repr(float(np.float32(v)))}f,")
     lines.append("};")
     lines.append("")
     return "\n".join(lines)

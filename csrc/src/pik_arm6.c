@@ -12,54 +12,57 @@
  *   wrist centre in frame 3: (a3, -d4, 0); with u = a2 + a3c3 + d4s3, v = a3s3 - d4c3:
  *   rho = c2 u - s2 v (signed distance from the base axis along azimuth t1), z = d1 - (s2 u + c2 v).
  */
-#include <math.h>
+#include "pik_math.h"
 
 #include "piperik/pik_arm6.h"
 #include "piperik/pik_pose.h"
 #include "piperik/pik_status.h"
 #include "pik_trig_impl.h"
 
-#define PIK_PI 3.14159265358979323846
-#define PIK_TWO_PI 6.28318530717958647692
 
+/* Tolerances: PIK_TOL(double value, float value), see pik_config.h. The float values sit about
+ * ten times above the float rounding noise of the quantity they test, as the double values do
+ * above the double noise. */
 /* Below this distance of the wrist centre from the base axis (relative to the arm's reach) q1 is
  * taken from the seed: the azimuth carries no information there. */
-#define PIK_SHOULDER_SING_REL 1e-12
-/* Elbow: a target this far (relative) beyond the stretched/folded boundary is clamped onto it. */
-#define PIK_ELBOW_CLAMP_REL 1e-12
+#define PIK_SHOULDER_SING_REL PIK_TOL(1e-12, 1e-6)
+/* Elbow: a target this far (relative) beyond the stretched/folded boundary is clamped onto it.
+ * Float: D = L^2 - K^2 carries up to ~1.5e-6 L^2 of rounding from the squared lengths (measured
+ * on exactly stretched poses). */
+#define PIK_ELBOW_CLAMP_REL PIK_TOL(1e-12, 5e-6)
 /* Wrist: |sin theta5| below this gives no usable direction for theta4, which is taken from the seed
  * (theta5 is then set to exactly 0 or pi). Rounding alone leaves |sin theta5| ~ 1e-11 at a q5 = 0
- * pose next to a stretched elbow or shoulder singularity; forcing it to 0 costs at most this much
- * in the FK, well inside the 1e-9 self-check. */
-#define PIK_WRIST_SING_ABS 1e-10
+ * pose next to a stretched elbow or shoulder singularity (~1e-6 in float); forcing it to 0 costs
+ * at most this much in the FK, well inside the self-check (1e-9; 2e-5 in float). */
+#define PIK_WRIST_SING_ABS PIK_TOL(1e-10, 2e-6)
 /* Below this |sin theta5| the seed's q4 (with theta5 = 0 or pi) is tried as well, and kept when it
  * passes the FK self-check: next to another singularity the rounding in q1..q3 can leave
  * |sin theta5| ~ 1e-9 at a q5 = 0 pose, and the user's q4 should not be traded for noise. */
-#define PIK_WRIST_NEAR_SING_ABS 1e-6
+#define PIK_WRIST_NEAR_SING_ABS PIK_TOL(1e-6, 1e-4)
 
 typedef struct joint_sc {
-    double s[6];
-    double c[6];
+    pik_real s[6];
+    pik_real c[6];
 } joint_sc;
 
 /* Wraps an angle in (-4pi, 4pi) into (-pi, pi] without branches (they mispredict on random
  * poses): a - 2pi k with k = ceil(a/2pi - 1/2), ceil taken as 3 - trunc(3.5 - a/2pi). */
-static double wrap_pi(double a)
+static pik_real wrap_pi(pik_real a)
 {
-    double k = (double)(3L - (long)(3.5 - a * (1.0 / PIK_TWO_PI)));
+    pik_real k = (pik_real)(3L - (long)(PIK_R(3.5) - a * (1 / PIK_TWO_PI)));
     return a - k * PIK_TWO_PI;
 }
 
 /* Flange pose from the sines and cosines of theta (not q). R row-major. */
-static void compose(const pik_arm6_model *m, const joint_sc *j, double R[9], double p[3])
+static void compose(const pik_arm6_model *m, const joint_sc *j, pik_real R[9], pik_real p[3])
 {
-    const double *s = j->s, *c = j->c;
-    double s23 = s[1] * c[2] + c[1] * s[2];
-    double c23 = c[1] * c[2] - s[1] * s[2];
-    double R03[9], R36[9];
-    double u = m->a2_m + m->a3_m * c[2] + m->d4_m * s[2];
-    double v = m->a3_m * s[2] - m->d4_m * c[2];
-    double rho = c[1] * u - s[1] * v;
+    const pik_real *s = j->s, *c = j->c;
+    pik_real s23 = s[1] * c[2] + c[1] * s[2];
+    pik_real c23 = c[1] * c[2] - s[1] * s[2];
+    pik_real R03[9], R36[9];
+    pik_real u = m->a2_m + m->a3_m * c[2] + m->d4_m * s[2];
+    pik_real v = m->a3_m * s[2] - m->d4_m * c[2];
+    pik_real rho = c[1] * u - s[1] * v;
     int r;
     R03[0] = c[0] * c23; R03[1] = -c[0] * s23; R03[2] = -s[0];
     R03[3] = s[0] * c23; R03[4] = -s[0] * s23; R03[5] = c[0];
@@ -83,19 +86,19 @@ static void compose(const pik_arm6_model *m, const joint_sc *j, double R[9], dou
     p[2] = m->d1_m - (s[1] * u + c[1] * v) + m->d6_m * R[8];
 }
 
-static void joint_sincos(const pik_arm6_model *m, const double q_rad[6], joint_sc *j)
+static void joint_sincos(const pik_arm6_model *m, const pik_real q_rad[6], joint_sc *j)
 {
     int i;
     for (i = 0; i < 6; ++i) {
-        pik_sincos_inline(q_rad[i] + m->theta_offset_rad[i], &j->s[i], &j->c[i]);
+        pik_sincos_r(q_rad[i] + m->theta_offset_rad[i], &j->s[i], &j->c[i]);
     }
 }
 
-static int finite6(const double q[6])
+static int finite6(const pik_real q[6])
 {
     int i;
     for (i = 0; i < 6; ++i) {
-        if (!(fabs(q[i]) <= 1e300)) {
+        if (!(pik_fabs(q[i]) <= PIK_REAL_BIG)) {
             return 0;
         }
     }
@@ -105,33 +108,33 @@ static int finite6(const double q[6])
 int pik_arm6_model_check(const pik_arm6_model *m)
 {
     int i;
-    double vals[5];
+    pik_real vals[5];
     if (m == 0) {
         return PIK_ERR_NULL;
     }
     vals[0] = m->d1_m; vals[1] = m->a2_m; vals[2] = m->a3_m; vals[3] = m->d4_m; vals[4] = m->d6_m;
     for (i = 0; i < 5; ++i) {
-        if (!(fabs(vals[i]) <= 1e6)) {
+        if (!(pik_fabs(vals[i]) <= PIK_R(1e6))) {
             return PIK_ERR_BAD_MODEL;
         }
     }
     /* The planar arm must not fold the wrist centre onto the shoulder (u = v = 0). */
-    if (!(m->a2_m > 0.0) || fabs(m->a2_m - sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m)) < 1e-9) {
+    if (!(m->a2_m > 0) || pik_fabs(m->a2_m - pik_sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m)) < PIK_TOL(1e-9, 1e-6)) {
         return PIK_ERR_BAD_MODEL;
     }
     for (i = 0; i < 6; ++i) {
-        if (!(fabs(m->theta_offset_rad[i]) <= 1e3) || !(m->lower_rad[i] <= m->upper_rad[i]) ||
-            !(fabs(m->lower_rad[i]) <= 1e3) || !(fabs(m->upper_rad[i]) <= 1e3)) {
+        if (!(pik_fabs(m->theta_offset_rad[i]) <= PIK_R(1e3)) || !(m->lower_rad[i] <= m->upper_rad[i]) ||
+            !(pik_fabs(m->lower_rad[i]) <= PIK_R(1e3)) || !(pik_fabs(m->upper_rad[i]) <= PIK_R(1e3))) {
             return PIK_ERR_BAD_MODEL;
         }
     }
     return PIK_OK;
 }
 
-int pik_arm6_fk(const pik_arm6_model *m, const double q_rad[6], double T_out[16])
+int pik_arm6_fk(const pik_arm6_model *m, const pik_real q_rad[6], pik_real T_out[16])
 {
     joint_sc j;
-    double R[9], p[3];
+    pik_real R[9], p[3];
     int r;
     if (m == 0 || q_rad == 0 || T_out == 0) {
         return PIK_ERR_NULL;
@@ -151,10 +154,10 @@ int pik_arm6_fk(const pik_arm6_model *m, const double q_rad[6], double T_out[16]
     return PIK_OK;
 }
 
-int pik_arm6_wrist_center(const pik_arm6_model *m, const double q_rad[6], double p_out_m[3])
+int pik_arm6_wrist_center(const pik_arm6_model *m, const pik_real q_rad[6], pik_real p_out_m[3])
 {
     joint_sc j;
-    double u, v, rho;
+    pik_real u, v, rho;
     if (m == 0 || q_rad == 0 || p_out_m == 0) {
         return PIK_ERR_NULL;
     }
@@ -178,15 +181,15 @@ int pik_arm6_wrist_center(const pik_arm6_model *m, const double q_rad[6], double
  * sines and cosines. Residuals: rot = |R36(q) - R03^T R|_F / sqrt(2) (the angle for small errors);
  * pos = |wc(q) - wc(T)| + d6 * rot, a bound on the flange position error.
  */
-static int self_check(const pik_arm6_model *m, const joint_sc *j, const double r36_target[9],
-                      const double wc_target[3], double *pos_err, double *rot_err)
+static int self_check(const pik_arm6_model *m, const joint_sc *j, const pik_real r36_target[9],
+                      const pik_real wc_target[3], pik_real *pos_err, pik_real *rot_err)
 {
-    const double *s = j->s, *c = j->c;
-    double R36[9], d[3], fro2 = 0.0, dwc;
-    double u = m->a2_m + m->a3_m * c[2] + m->d4_m * s[2];
-    double v = m->a3_m * s[2] - m->d4_m * c[2];
-    double rho = c[1] * u - s[1] * v;
-    double c5c6 = c[4] * c[5], c5s6 = c[4] * s[5];
+    const pik_real *s = j->s, *c = j->c;
+    pik_real R36[9], d[3], fro2 = 0.0, dwc;
+    pik_real u = m->a2_m + m->a3_m * c[2] + m->d4_m * s[2];
+    pik_real v = m->a3_m * s[2] - m->d4_m * c[2];
+    pik_real rho = c[1] * u - s[1] * v;
+    pik_real c5c6 = c[4] * c[5], c5s6 = c[4] * s[5];
     int i;
     R36[0] = c[3] * c5c6 - s[3] * s[5];
     R36[1] = -c[3] * c5s6 - s[3] * c[5];
@@ -198,45 +201,45 @@ static int self_check(const pik_arm6_model *m, const joint_sc *j, const double r
     R36[7] = -s[3] * c5s6 + c[3] * c[5];
     R36[8] = s[3] * s[4];
     for (i = 0; i < 9; ++i) {
-        double e = R36[i] - r36_target[i];
+        pik_real e = R36[i] - r36_target[i];
         fro2 += e * e;
     }
     d[0] = c[0] * rho - wc_target[0];
     d[1] = s[0] * rho - wc_target[1];
     d[2] = m->d1_m - (s[1] * u + c[1] * v) - wc_target[2];
-    dwc = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    *rot_err = sqrt(0.5 * fro2);
-    *pos_err = dwc + fabs(m->d6_m) * *rot_err;
+    dwc = pik_sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    *rot_err = pik_sqrt(PIK_R(0.5) * fro2);
+    *pos_err = dwc + pik_fabs(m->d6_m) * *rot_err;
     return *pos_err <= PIK_SELFCHECK_POS_TOL_M && *rot_err <= PIK_SELFCHECK_ROT_TOL_RAD;
 }
 
 /* 1 when lo - tol <= q <= hi + tol, without branches (joints are checked for every solution). */
-static int within(double q, double lo, double hi)
+static int within(pik_real q, pik_real lo, pik_real hi)
 {
     return (q >= lo - PIK_LIMIT_TOL_RAD) & (q <= hi + PIK_LIMIT_TOL_RAD);
 }
 
 /* True when q, q + 2pi or q - 2pi lies within [lo, hi] (the selection may shift a joint by 2pi). */
-static int admissible(double q, double lo, double hi)
+static int admissible(pik_real q, pik_real lo, pik_real hi)
 {
     return within(q, lo, hi) | within(q + PIK_TWO_PI, lo, hi) | within(q - PIK_TWO_PI, lo, hi);
 }
 
 /* q = theta - offset in [-pi, pi]. theta is already in [-pi, pi], so joints without an offset (a
  * model constant: the branch always goes the same way) need no wrap. */
-static double joint_angle(const pik_arm6_model *m, int i, double theta)
+static pik_real joint_angle(const pik_arm6_model *m, int i, pik_real theta)
 {
-    return m->theta_offset_rad[i] == 0.0 ? theta : wrap_pi(theta - m->theta_offset_rad[i]);
+    return m->theta_offset_rad[i] == 0 ? theta : wrap_pi(theta - m->theta_offset_rad[i]);
 }
 
 /* Emits the solutions of one arm configuration: theta[0..2] shared, and one or two wrists. The
  * flip (theta4 + pi, -theta5, theta6 + pi) is formed as theta -+ pi toward zero, staying in
  * [-pi, pi]. Nothing is emitted when the check failed. */
-static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist, uint32_t flags,
-                     double pos_err, double rot_err, double singularity, int ok, int only_in_limits,
+static void emit_arm(const pik_arm6_model *m, const pik_real theta[6], int n_wrist, uint32_t flags,
+                     pik_real pos_err, pik_real rot_err, pik_real singularity, int ok, int only_in_limits,
                      pik_solution_set *out)
 {
-    double q_arm[3], th_wrist[2][3];
+    pik_real q_arm[3], th_wrist[2][3];
     int i, w, arm_in;
     if (!ok) {
         out->rejected += n_wrist;
@@ -250,9 +253,9 @@ static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist
     th_wrist[0][0] = theta[3];
     th_wrist[0][1] = theta[4];
     th_wrist[0][2] = theta[5];
-    th_wrist[1][0] = theta[3] - copysign(PIK_PI, theta[3]);
+    th_wrist[1][0] = theta[3] - pik_copysign(PIK_PI, theta[3]);
     th_wrist[1][1] = -theta[4];
-    th_wrist[1][2] = theta[5] - copysign(PIK_PI, theta[5]);
+    th_wrist[1][2] = theta[5] - pik_copysign(PIK_PI, theta[5]);
     for (w = 0; w < n_wrist; ++w) {
         pik_solution *sol = &out->sol[out->count];
         int in;
@@ -279,7 +282,7 @@ static void emit_arm(const pik_arm6_model *m, const double theta[6], int n_wrist
 
 /* theta6 from R56 = R35^T R36 given theta4 and theta5: c6 = c4c5 r11 + s5 r21 + s4c5 r31,
  * s6 = -s4 r11 + c4 r31 (r = R36 row-major). Exact even when s5 is tiny. */
-static void wrist_theta6(joint_sc *j, const double r[9])
+static void wrist_theta6(joint_sc *j, const pik_real r[9])
 {
     j->s[5] = -j->s[3] * r[0] + j->c[3] * r[6];
     j->c[5] = j->c[3] * j->c[4] * r[0] + j->s[4] * r[3] + j->s[3] * j->c[4] * r[6];
@@ -287,7 +290,7 @@ static void wrist_theta6(joint_sc *j, const double r[9])
 
 /* Angles of (near-)unit (sin, cos) pairs, all at once: independent calls back to back let the CPU
  * overlap their latencies, which it cannot do when each is interleaved with dependent algebra. */
-static void atan2_unit_many(const double *s, const double *c, double *out, int n)
+static void atan2_unit_many(const pik_real *s, const pik_real *c, pik_real *out, int n)
 {
     int i = 0;
 #ifdef PIK_HAVE_ATAN2_UNIT_X2
@@ -296,33 +299,33 @@ static void atan2_unit_many(const double *s, const double *c, double *out, int n
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = pik_atan2_unit_inline(s[i], c[i]);
+        out[i] = pik_atan2_unit_r(s[i], c[i]);
     }
 }
 
-int pik_arm6_ik(const pik_arm6_model *m, const double T[16], const double *seed_q_rad, pik_solution_set *out)
+int pik_arm6_ik(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad, pik_solution_set *out)
 {
     return pik_arm6_ik_ex(m, T, seed_q_rad, 0u, out);
 }
 
-int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *seed_q_rad, unsigned options,
+int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad, unsigned options,
                    pik_solution_set *out)
 {
     /* One arm configuration per (shoulder, elbow) branch; each carries two wrist flips. */
     enum { MAX_ARMS = 4 };
     joint_sc arm[MAX_ARMS];
-    double r36[MAX_ARMS][9]; /* R03^T R of each arm configuration */
+    pik_real r36[MAX_ARMS][9]; /* R03^T R of each arm configuration */
     uint32_t arm_flags[MAX_ARMS];
     int n_wrist[MAX_ARMS];
-    double ys[3 * MAX_ARMS + 1], xs[3 * MAX_ARMS + 1], arm_angles[3 + MAX_ARMS], wrist_angles[3 * MAX_ARMS + 1];
-    double R[9], p[3], wc[3];
-    double rxy, reach, L, inv_L, K, D, cphi, sphi, h, s1, c1, rho, inv_uv, sing_arm;
-    double s3[2], c3[2];
-    double seed_th1, seed_th4;
+    pik_real ys[3 * MAX_ARMS + 1], xs[3 * MAX_ARMS + 1], arm_angles[3 + MAX_ARMS], wrist_angles[3 * MAX_ARMS + 1];
+    pik_real R[9], p[3], wc[3];
+    pik_real rxy, reach, L, inv_L, K, D, cphi, sphi, h, s1, c1, rho, rh2, inv_uv, sing_arm;
+    pik_real s3[2], c3[2];
+    pik_real seed_th1, seed_th4;
     int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0;
     int n_elbow = 2, n_arms = 0, n_kept = 0, si, ei, ai, status;
     int kept[MAX_ARMS];
-    double th1_arm[MAX_ARMS], th3_arm[MAX_ARMS];
+    pik_real th1_arm[MAX_ARMS], th3_arm[MAX_ARMS];
     uint32_t sing = 0u;
 
     if (out == 0) {
@@ -341,8 +344,8 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
     if (status != PIK_OK) {
         return status;
     }
-    seed_th1 = (seed_q_rad ? seed_q_rad[0] : 0.0) + m->theta_offset_rad[0];
-    seed_th4 = (seed_q_rad ? seed_q_rad[3] : 0.0) + m->theta_offset_rad[3];
+    seed_th1 = (seed_q_rad ? seed_q_rad[0] : 0) + m->theta_offset_rad[0];
+    seed_th4 = (seed_q_rad ? seed_q_rad[3] : 0) + m->theta_offset_rad[3];
 
     /* 1. Wrist centre: back from the flange along its z axis. */
     wc[0] = p[0] - m->d6_m * R[2];
@@ -350,24 +353,24 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
     wc[2] = p[2] - m->d6_m * R[8];
 
     /* 2. Shoulder: the wrist centre lies in the vertical plane through axis 1 (a1 = 0). */
-    L = sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
+    L = pik_sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
     reach = m->a2_m + L;
-    rxy = sqrt(wc[0] * wc[0] + wc[1] * wc[1]);
+    rxy = pik_sqrt(wc[0] * wc[0] + wc[1] * wc[1]);
     if (rxy > PIK_SHOULDER_SING_REL * reach) {
-        double inv_rxy = 1.0 / rxy;
+        pik_real inv_rxy = 1 / rxy;
         s1 = wc[1] * inv_rxy;
         c1 = wc[0] * inv_rxy;
         rho = rxy;
     } else {
         /* On the base axis every q1 works: keep the seed's. */
-        pik_sincos_inline(seed_th1, &s1, &c1);
+        pik_sincos_r(seed_th1, &s1, &c1);
         rho = c1 * wc[0] + s1 * wc[1];
         sing |= PIK_FLAG_SING_SHOULDER;
     }
     h = m->d1_m - wc[2];
 
     /* 3. Elbow: rho^2 + h^2 = a2^2 + L^2 + 2 a2 (a3 c3 + d4 s3), i.e. L sin(t3 + phi) = K. */
-    K = (rxy * rxy + h * h - m->a2_m * m->a2_m - L * L) / (2.0 * m->a2_m);
+    K = (rxy * rxy + h * h - m->a2_m * m->a2_m - L * L) / (2 * m->a2_m);
     D = L * L - K * K;
     if (D < -PIK_ELBOW_CLAMP_REL * L * L) {
         return PIK_UNREACHABLE;
@@ -375,40 +378,49 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
     if (D <= PIK_ELBOW_CLAMP_REL * L * L) {
         /* Stretched or folded: both roots coincide; clamp onto the boundary. */
         D = 0.0;
-        K = K > 0.0 ? L : -L;
+        K = K > 0 ? L : -L;
         n_elbow = 1;
         sing |= PIK_FLAG_SING_ELBOW;
     }
-    inv_L = 1.0 / L;
+    inv_L = 1 / L;
     cphi = m->d4_m * inv_L;
     sphi = m->a3_m * inv_L;
     {
-        double sa = K * inv_L, ca = sqrt(D) * inv_L;
+        pik_real sa = K * inv_L, ca = pik_sqrt(D) * inv_L;
         /* Singularity measure of the arm: |cos(t3 + phi)| (0 with the elbow stretched or folded)
          * and the wrist centre's distance from the base axis relative to the reach. */
         sing_arm = rxy / reach < ca ? rxy / reach : ca;
-        sing_arm = sing_arm > 1.0 ? 1.0 : sing_arm;
+        sing_arm = sing_arm > 1 ? 1 : sing_arm;
         for (ei = 0; ei < 2; ++ei) {
-            double cae = ei ? -ca : ca; /* root B: t3 + phi = pi - asin(K/L) */
+            pik_real cae = ei ? -ca : ca; /* root B: t3 + phi = pi - asin(K/L) */
             s3[ei] = sa * cphi - cae * sphi;
             c3[ei] = cae * cphi + sa * sphi;
         }
     }
     /* |(u, v)| = |(rho, h)| for every root (the elbow equation says so): one division for all. */
-    inv_uv = 1.0 / (rxy * rxy + h * h);
+    rh2 = rxy * rxy + h * h;
+    inv_uv = 1 / rh2;
 
     /* 4. Shoulder pitch of each arm configuration: (rho, h) is (u, v) rotated by theta2. The
      * second shoulder branch has azimuth + pi and reaches back over the base with rho < 0. */
     for (si = 0; si < 2; ++si) {
-        double sgn = si ? -1.0 : 1.0, rhob = sgn * rho;
+        pik_real sgn = si ? -1 : 1, rhob = sgn * rho;
         for (ei = 0; ei < n_elbow; ++ei) {
             joint_sc *j = &arm[n_arms];
-            double u = m->a2_m + m->a3_m * c3[ei] + m->d4_m * s3[ei];
-            double v = m->a3_m * s3[ei] - m->d4_m * c3[ei];
+            pik_real u = m->a2_m + m->a3_m * c3[ei] + m->d4_m * s3[ei];
+            pik_real v = m->a3_m * s3[ei] - m->d4_m * c3[ei];
+            pik_real inv = inv_uv;
             j->s[0] = sgn * s1;
             j->c[0] = sgn * c1;
-            j->c[1] = (rhob * u + h * v) * inv_uv;
-            j->s[1] = (h * u - rhob * v) * inv_uv;
+#if PIK_FLOAT
+            /* Float: K carries ~1e-7 m^2 of rounding, so |(u, v)| = |(rho, h)| holds only to
+             * ~1e-7 / (rho^2 + h^2) relative, 5e-5 with the wrist centre 3 cm from the shoulder
+             * (elbow folded), and (c2, s2) would not be a unit vector: divide by the product of
+             * the two norms instead (one square root per arm configuration). */
+            inv = 1 / pik_sqrt((u * u + v * v) * rh2);
+#endif
+            j->c[1] = (rhob * u + h * v) * inv;
+            j->s[1] = (h * u - rhob * v) * inv;
             j->s[2] = s3[ei];
             j->c[2] = c3[ei];
             arm_flags[n_arms] = (si ? PIK_FLAG_SHOULDER_BACK : 0u) | (ei ? PIK_FLAG_ELBOW_B : 0u) | sing;
@@ -426,10 +438,10 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
     /* With PIK_IK_ONLY_IN_LIMITS, arm configurations whose q1..q3 cannot meet the limits stop
      * here: their wrists are never solved. */
     for (ai = 0; ai < n_arms; ++ai) {
-        double th1 = arm_angles[n_arms], th2 = arm_angles[ai];
-        double th3 = arm_angles[n_arms + 1 + ((arm_flags[ai] & PIK_FLAG_ELBOW_B) != 0)];
+        pik_real th1 = arm_angles[n_arms], th2 = arm_angles[ai];
+        pik_real th3 = arm_angles[n_arms + 1 + ((arm_flags[ai] & PIK_FLAG_ELBOW_B) != 0)];
         if (arm_flags[ai] & PIK_FLAG_SHOULDER_BACK) {
-            th1 -= copysign(PIK_PI, th1);
+            th1 -= pik_copysign(PIK_PI, th1);
         }
         if (only_in_limits && !(admissible(joint_angle(m, 0, th1), m->lower_rad[0], m->upper_rad[0]) &
                                 admissible(joint_angle(m, 1, th2), m->lower_rad[1], m->upper_rad[1]) &
@@ -445,11 +457,11 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
     for (ai = 0; ai < n_kept; ++ai) {
         int k = kept[ai];
         joint_sc *j = &arm[k];
-        double *r = r36[k];
-        double s1b = j->s[0], c1b = j->c[0];
-        double s23 = j->s[1] * j->c[2] + j->c[1] * j->s[2];
-        double c23 = j->c[1] * j->c[2] - j->s[1] * j->s[2];
-        double x3[3], y3[3], n5;
+        pik_real *r = r36[k];
+        pik_real s1b = j->s[0], c1b = j->c[0];
+        pik_real s23 = j->s[1] * j->c[2] + j->c[1] * j->s[2];
+        pik_real c23 = j->c[1] * j->c[2] - j->s[1] * j->s[2];
+        pik_real x3[3], y3[3], n5;
         x3[0] = c1b * c23;  x3[1] = s1b * c23;  x3[2] = -s23;
         y3[0] = -c1b * s23; y3[1] = -s1b * s23; y3[2] = -c23;
         r[0] = x3[0] * R[0] + x3[1] * R[3] + x3[2] * R[6];
@@ -463,14 +475,14 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
         r[8] = -s1b * R[2] + c1b * R[5];
 
         /* theta5 = atan2(+-|(r13, r33)|, -r23); theta4 from (r33, r13) / s5. */
-        n5 = sqrt(r[2] * r[2] + r[8] * r[8]);
+        n5 = pik_sqrt(r[2] * r[2] + r[8] * r[8]);
         j->s[4] = n5;
         j->c[4] = -r[5];
         n_wrist[k] = 2;
         j->s[3] = 0.0;
         j->c[3] = 1.0;
         if (n5 > PIK_WRIST_SING_ABS) {
-            double inv_n5 = 1.0 / n5;
+            pik_real inv_n5 = 1 / n5;
             j->s[3] = r[8] * inv_n5;
             j->c[3] = r[2] * inv_n5;
         }
@@ -482,15 +494,15 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
              * seed's q4 with theta5 = 0 or pi, when that is exact (always so below
              * PIK_WRIST_SING_ABS, where the atan2 direction above is noise). */
             joint_sc trial = *j;
-            double pe, re;
-            pik_sincos_inline(seed_th4, &trial.s[3], &trial.c[3]);
+            pik_real pe, re;
+            pik_sincos_r(seed_th4, &trial.s[3], &trial.c[3]);
             trial.s[4] = 0.0;
-            trial.c[4] = r[5] < 0.0 ? 1.0 : -1.0; /* c5 = -r23 */
+            trial.c[4] = r[5] < 0 ? 1 : -1; /* c5 = -r23 */
             wrist_theta6(&trial, r);
             /* half the self-check's tolerance: the trade must leave the pose clearly exact */
             if (n5 <= PIK_WRIST_SING_ABS ||
-                (self_check(m, &trial, r, wc, &pe, &re) && pe <= 0.5 * PIK_SELFCHECK_POS_TOL_M &&
-                 re <= 0.5 * PIK_SELFCHECK_ROT_TOL_RAD)) {
+                (self_check(m, &trial, r, wc, &pe, &re) && pe <= PIK_R(0.5) * PIK_SELFCHECK_POS_TOL_M &&
+                 re <= PIK_R(0.5) * PIK_SELFCHECK_ROT_TOL_RAD)) {
                 *j = trial;
                 n_wrist[k] = 1;
                 arm_flags[k] |= PIK_FLAG_SING_WRIST;
@@ -505,7 +517,7 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
     /* 6. Self-check each arm configuration and emit it with its wrist flip. */
     for (ai = 0; ai < n_kept; ++ai) {
         int k = kept[ai];
-        double theta[6], pos_err, rot_err;
+        pik_real theta[6], pos_err, rot_err;
         int ok;
         theta[0] = th1_arm[k];
         theta[1] = arm_angles[k];
@@ -517,7 +529,7 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
         /* The wrist flip negates s4, c4, s5, s6, c6 and leaves every product in R36, hence the
          * check and its residual, unchanged. */
         emit_arm(m, theta, n_wrist[k], arm_flags[k], pos_err, rot_err,
-                 fabs(arm[k].s[4]) < sing_arm ? fabs(arm[k].s[4]) : sing_arm, ok, only_in_limits, out);
+                 pik_fabs(arm[k].s[4]) < sing_arm ? pik_fabs(arm[k].s[4]) : sing_arm, ok, only_in_limits, out);
     }
     if (out->count > 0) {
         return PIK_OK;
@@ -525,38 +537,38 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const double T[16], const double *se
     return only_in_limits && n_arms > 0 ? PIK_NONE_IN_LIMITS : PIK_UNREACHABLE;
 }
 
-uint32_t pik_arm6_branch(const pik_arm6_model *m, const double q_rad[6])
+uint32_t pik_arm6_branch(const pik_arm6_model *m, const pik_real q_rad[6])
 {
-    double s2, c2, s3, c3, s5, c5, u, v, L, ca;
+    pik_real s2, c2, s3, c3, s5, c5, u, v, L, ca;
     uint32_t b = 0u;
     if (m == 0 || q_rad == 0 || !finite6(q_rad)) {
         return 0u;
     }
     /* only joints 2, 3 and 5 decide the branch */
-    pik_sincos_inline(q_rad[1] + m->theta_offset_rad[1], &s2, &c2);
-    pik_sincos_inline(q_rad[2] + m->theta_offset_rad[2], &s3, &c3);
-    pik_sincos_inline(q_rad[4] + m->theta_offset_rad[4], &s5, &c5);
+    pik_sincos_r(q_rad[1] + m->theta_offset_rad[1], &s2, &c2);
+    pik_sincos_r(q_rad[2] + m->theta_offset_rad[2], &s3, &c3);
+    pik_sincos_r(q_rad[4] + m->theta_offset_rad[4], &s5, &c5);
     (void)c5;
     u = m->a2_m + m->a3_m * c3 + m->d4_m * s3;
     v = m->a3_m * s3 - m->d4_m * c3;
-    L = sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
+    L = pik_sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
     ca = (c3 * m->d4_m - s3 * m->a3_m) / L; /* cos(t3 + phi) */
-    if (c2 * u - s2 * v < 0.0) {             /* rho < 0: the wrist centre is behind axis 1 */
+    if (c2 * u - s2 * v < 0) {             /* rho < 0: the wrist centre is behind axis 1 */
         b |= PIK_FLAG_SHOULDER_BACK;
     }
-    if (ca < 0.0) {
+    if (ca < 0) {
         b |= PIK_FLAG_ELBOW_B;
     }
-    if (s5 < 0.0) {
+    if (s5 < 0) {
         b |= PIK_FLAG_WRIST_FLIP;
     }
     return b;
 }
 
-double pik_arm6_singularity(const pik_arm6_model *m, const double q_rad[6])
+pik_real pik_arm6_singularity(const pik_arm6_model *m, const pik_real q_rad[6])
 {
     joint_sc j;
-    double u, v, rho, L, ca, wc_x, wc_y, reach, meas;
+    pik_real u, v, rho, L, ca, wc_x, wc_y, reach, meas;
     if (m == 0 || q_rad == 0 || !finite6(q_rad)) {
         return 0.0;
     }
@@ -564,13 +576,13 @@ double pik_arm6_singularity(const pik_arm6_model *m, const double q_rad[6])
     u = m->a2_m + m->a3_m * j.c[2] + m->d4_m * j.s[2];
     v = m->a3_m * j.s[2] - m->d4_m * j.c[2];
     rho = j.c[1] * u - j.s[1] * v;
-    L = sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
-    ca = fabs(j.c[2] * (m->d4_m / L) - j.s[2] * (m->a3_m / L));
+    L = pik_sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
+    ca = pik_fabs(j.c[2] * (m->d4_m / L) - j.s[2] * (m->a3_m / L));
     wc_x = j.c[0] * rho;
     wc_y = j.s[0] * rho;
     reach = m->a2_m + L;
-    meas = sqrt(wc_x * wc_x + wc_y * wc_y) / reach;
+    meas = pik_sqrt(wc_x * wc_x + wc_y * wc_y) / reach;
     meas = ca < meas ? ca : meas;
-    meas = fabs(j.s[4]) < meas ? fabs(j.s[4]) : meas;
-    return meas > 1.0 ? 1.0 : meas;
+    meas = pik_fabs(j.s[4]) < meas ? pik_fabs(j.s[4]) : meas;
+    return meas > 1 ? 1 : meas;
 }

@@ -1,5 +1,5 @@
 /* Joint paths from pose sequences (see pik_path.h). */
-#include <math.h>
+#include "pik_math.h"
 
 #include "piperik/pik_path.h"
 #include "piperik/pik_select.h"
@@ -29,7 +29,7 @@ static void report_init(pik_path_report *r)
 static int accept_sample(const pik_path_options *o, const pik_selection *sel, uint32_t prev_branch, int i,
                          pik_path_report *r)
 {
-    if (o->max_step_rad > 0.0 && sel->max_step_rad > o->max_step_rad) {
+    if (o->max_step_rad > 0 && sel->max_step_rad > o->max_step_rad) {
         return sel->branch_switched ? PIK_BRANCH_SWITCH : PIK_STEP_TOO_LARGE;
     }
     if (sel->max_step_rad > r->max_step_rad) {
@@ -53,11 +53,11 @@ static int fail(pik_path_report *r, int status, int i)
     return status;
 }
 
-int pik_arm6_path(const pik_arm6_model *m, const double *Ts, int n, const double q_start[6],
-                  const pik_path_options *opts, double *Q_out, pik_path_report *r)
+int pik_arm6_path(const pik_arm6_model *m, const pik_real *Ts, int n, const pik_real q_start[6],
+                  const pik_path_options *opts, pik_real *Q_out, pik_path_report *r)
 {
     pik_path_options o;
-    const double *prev;
+    const pik_real *prev;
     uint32_t prev_branch;
     int i, j;
     if (r == 0) {
@@ -101,11 +101,11 @@ int pik_arm6_path(const pik_arm6_model *m, const double *Ts, int n, const double
     return PIK_OK;
 }
 
-int pik_srs_path(const pik_srs_model *m, const double *Ts, int n, const double q_start[7],
-                 const pik_path_options *opts, double *Q_out, double *psi_out, pik_path_report *r)
+int pik_srs_path(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7],
+                 const pik_path_options *opts, pik_real *Q_out, pik_real *psi_out, pik_path_report *r)
 {
     pik_path_options o;
-    const double *prev;
+    const pik_real *prev;
     uint32_t prev_branch;
     int i, j;
     if (r == 0) {
@@ -123,7 +123,7 @@ int pik_srs_path(const pik_srs_model *m, const double *Ts, int n, const double q
     prev_branch = pik_srs_branch(m, q_start);
     for (i = 0; i < n; ++i) {
         pik_selection sel;
-        double psi = 0.0;
+        pik_real psi = 0.0;
         int st;
         o.select.branch_current = (int)prev_branch;
         o.select.keep_branch = o.keep_branch;

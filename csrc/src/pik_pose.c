@@ -1,45 +1,46 @@
-#include <math.h>
+#include "pik_math.h"
 
 #include "piperik/pik_config.h"
 #include "piperik/pik_pose.h"
 #include "piperik/pik_status.h"
 
-static double max2(double a, double b) { return a > b ? a : b; }
+static pik_real max2(pik_real a, pik_real b) { return a > b ? a : b; }
 
 /* max |R^T R - I| over its 6 distinct entries (R row-major), straight-line. */
-static double orthonormality_error(const double R[9])
+static pik_real orthonormality_error(const pik_real R[9])
 {
-    double c00 = R[0] * R[0] + R[3] * R[3] + R[6] * R[6] - 1.0;
-    double c11 = R[1] * R[1] + R[4] * R[4] + R[7] * R[7] - 1.0;
-    double c22 = R[2] * R[2] + R[5] * R[5] + R[8] * R[8] - 1.0;
-    double c01 = R[0] * R[1] + R[3] * R[4] + R[6] * R[7];
-    double c02 = R[0] * R[2] + R[3] * R[5] + R[6] * R[8];
-    double c12 = R[1] * R[2] + R[4] * R[5] + R[7] * R[8];
-    return max2(max2(max2(fabs(c00), fabs(c11)), max2(fabs(c22), fabs(c01))), max2(fabs(c02), fabs(c12)));
+    pik_real c00 = R[0] * R[0] + R[3] * R[3] + R[6] * R[6] - 1;
+    pik_real c11 = R[1] * R[1] + R[4] * R[4] + R[7] * R[7] - 1;
+    pik_real c22 = R[2] * R[2] + R[5] * R[5] + R[8] * R[8] - 1;
+    pik_real c01 = R[0] * R[1] + R[3] * R[4] + R[6] * R[7];
+    pik_real c02 = R[0] * R[2] + R[3] * R[5] + R[6] * R[8];
+    pik_real c12 = R[1] * R[2] + R[4] * R[5] + R[7] * R[8];
+    return max2(max2(max2(pik_fabs(c00), pik_fabs(c11)), max2(pik_fabs(c22), pik_fabs(c01))),
+                max2(pik_fabs(c02), pik_fabs(c12)));
 }
 
-int pik_pose_check(const double T[16], double R_out[9], double p_out[3], double *ortho_err_out)
+int pik_pose_check(const pik_real T[16], pik_real R_out[9], pik_real p_out[3], pik_real *ortho_err_out)
 {
     int i;
-    double err, det;
+    pik_real err, det;
     if (T == 0 || R_out == 0 || p_out == 0) {
         return PIK_ERR_NULL;
     }
     {
         /* x - x is 0 for finite x and NaN for NaN or +-inf; four sums keep the chain short. */
-        double z0 = 0.0, z1 = 0.0, z2 = 0.0, z3 = 0.0;
+        pik_real z0 = 0.0, z1 = 0.0, z2 = 0.0, z3 = 0.0;
         for (i = 0; i < 16; i += 4) {
             z0 += T[i] - T[i];
             z1 += T[i + 1] - T[i + 1];
             z2 += T[i + 2] - T[i + 2];
             z3 += T[i + 3] - T[i + 3];
         }
-        if ((z0 + z1) + (z2 + z3) != 0.0) {
+        if ((z0 + z1) + (z2 + z3) != 0) {
             return PIK_ERR_NONFINITE;
         }
     }
-    if (fabs(T[12]) > PIK_BOTTOM_ROW_TOL || fabs(T[13]) > PIK_BOTTOM_ROW_TOL ||
-        fabs(T[14]) > PIK_BOTTOM_ROW_TOL || fabs(T[15] - 1.0) > PIK_BOTTOM_ROW_TOL) {
+    if (pik_fabs(T[12]) > PIK_BOTTOM_ROW_TOL || pik_fabs(T[13]) > PIK_BOTTOM_ROW_TOL ||
+        pik_fabs(T[14]) > PIK_BOTTOM_ROW_TOL || pik_fabs(T[15] - 1) > PIK_BOTTOM_ROW_TOL) {
         return PIK_ERR_BOTTOM_ROW;
     }
     for (i = 0; i < 3; ++i) {
@@ -58,14 +59,15 @@ int pik_pose_check(const double T[16], double R_out[9], double p_out[3], double 
     if (err > PIK_ORTHONORMAL_TOL) {
         return PIK_ERR_NOT_ORTHONORMAL;
     }
-    if (det < 0.0) { /* orthonormal with det -1: a reflection */
+    if (det < 0) { /* orthonormal with det -1: a reflection */
         return PIK_ERR_MIRRORED;
     }
     /* Project onto SO(3) with the Newton iteration of the polar decomposition,
      * R <- (3 R - R R^T R) / 2, which converges quadratically from err <= 1e-6: two steps reach
-     * rounding level. Skipped when the input is already orthonormal to a few ulps. */
-    for (i = 0; i < 3 && err > 1e-13; ++i) {
-        double M[9], N[9];
+     * rounding level. Skipped when the input is already orthonormal to a few ulps (float: its
+     * rounding level is ~1e-7). */
+    for (i = 0; i < 3 && err > PIK_TOL(1e-13, 4e-7); ++i) {
+        pik_real M[9], N[9];
         int r, c;
         for (r = 0; r < 3; ++r) {
             for (c = 0; c < 3; ++c) { /* M = R^T R */
@@ -78,7 +80,7 @@ int pik_pose_check(const double T[16], double R_out[9], double p_out[3], double 
             }
         }
         for (r = 0; r < 9; ++r) {
-            R_out[r] = 1.5 * R_out[r] - 0.5 * N[r];
+            R_out[r] = PIK_R(1.5) * R_out[r] - PIK_R(0.5) * N[r];
         }
         err = orthonormality_error(R_out);
     }

@@ -1,18 +1,16 @@
-#include <math.h>
+#include "pik_math.h"
 
 #include "piperik/pik_select.h"
 #include "piperik/pik_status.h"
 
-#define PIK_PI 3.14159265358979323846
-#define PIK_TWO_PI 6.28318530717958647692
-#define PIK_DEFAULT_CONTINUOUS_STEP_RAD 0.1
+#define PIK_DEFAULT_CONTINUOUS_STEP_RAD PIK_R(0.1)
 
 pik_select_options pik_select_options_default(void)
 {
     pik_select_options o;
     o.weights = 0;
     o.limit_margin_rad = 0.0;
-    o.soft_limit_margin_rad = 2.0 * PIK_PI / 180.0;
+    o.soft_limit_margin_rad = 2 * PIK_PI / PIK_R(180.0);
     o.limit_penalty = 1.0;
     o.singularity_margin = 0.05;
     o.singularity_penalty = 1.0;
@@ -25,29 +23,30 @@ pik_select_options pik_select_options_default(void)
 }
 
 /* Moves q by +-2pi when that keeps it inside [lo, hi] and brings it closer to target. */
-static double nearest_equivalent(double q, double lo, double hi, double target)
+static pik_real nearest_equivalent(pik_real q, pik_real lo, pik_real hi, pik_real target)
 {
-    double best = q, alt;
+    pik_real best = q, alt;
     int k;
     for (k = -1; k <= 1; k += 2) {
         alt = q + k * PIK_TWO_PI;
-        if (alt >= lo - PIK_LIMIT_TOL_RAD && alt <= hi + PIK_LIMIT_TOL_RAD && fabs(alt - target) < fabs(best - target)) {
+        if (alt >= lo - PIK_LIMIT_TOL_RAD && alt <= hi + PIK_LIMIT_TOL_RAD &&
+            pik_fabs(alt - target) < pik_fabs(best - target)) {
             best = alt;
         }
     }
     return best;
 }
 
-int pik_select(const pik_solution_set *set, const double *lower_rad, const double *upper_rad,
-               const double *q_current_rad, const pik_select_options *opts, pik_selection *sel)
+int pik_select(const pik_solution_set *set, const pik_real *lower_rad, const pik_real *upper_rad,
+               const pik_real *q_current_rad, const pik_select_options *opts, pik_selection *sel)
 {
     static const pik_select_options zero_opts; /* const: not mutable state */
     const pik_select_options *o = opts ? opts : &zero_opts;
     int i, j, dof, best = -1, any_shift = 0, blocked_by_branch = 0;
-    double best_score = HUGE_VAL, best_margin = 0.0, best_dist = 0.0, best_step = 0.0;
+    pik_real best_score = PIK_HUGE, best_margin = 0.0, best_dist = 0.0, best_step = 0.0;
     int best_step_joint = -1, best_switched = 0;
-    double best_q[PIK_MAX_DOF];
-    double continuous = o->continuous_step_rad > 0.0 ? o->continuous_step_rad : PIK_DEFAULT_CONTINUOUS_STEP_RAD;
+    pik_real best_q[PIK_MAX_DOF];
+    pik_real continuous = o->continuous_step_rad > 0 ? o->continuous_step_rad : PIK_DEFAULT_CONTINUOUS_STEP_RAD;
     if (sel == 0) {
         return PIK_ERR_NULL;
     }
@@ -69,8 +68,8 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
     }
     dof = set->dof;
     if (dof < 1 || dof > PIK_MAX_DOF || set->count < 0 || set->count > PIK_MAX_SOLUTIONS ||
-        !(o->limit_margin_rad >= 0.0) || !(o->soft_limit_margin_rad >= 0.0) || !(o->limit_penalty >= 0.0) ||
-        !(o->singularity_penalty >= 0.0) || !(o->branch_switch_penalty >= 0.0) || !(o->max_step_rad >= 0.0)) {
+        !(o->limit_margin_rad >= 0) || !(o->soft_limit_margin_rad >= 0) || !(o->limit_penalty >= 0) ||
+        !(o->singularity_penalty >= 0) || !(o->branch_switch_penalty >= 0) || !(o->max_step_rad >= 0)) {
         return PIK_ERR_BAD_ARGUMENT;
     }
     if (set->count == 0) {
@@ -81,12 +80,12 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
         any_shift |= (upper_rad[j] > PIK_PI) | (lower_rad[j] < -PIK_PI);
     }
     for (i = 0; i < set->count; ++i) {
-        double q[PIK_MAX_DOF], margin = HUGE_VAL, dist = 0.0, soft = 0.0, score, step = 0.0;
+        pik_real q[PIK_MAX_DOF], margin = PIK_HUGE, dist = 0.0, soft = 0.0, score, step = 0.0;
         int inside = 1, step_joint = -1, switched;
         if (!any_shift) {
             /* Cheap rejection first (most solutions violate some limit): comparisons only. */
             for (j = 0; j < dof; ++j) {
-                double qj = set->sol[i].q_rad[j];
+                pik_real qj = set->sol[i].q_rad[j];
                 inside &= (qj >= lower_rad[j] - PIK_LIMIT_TOL_RAD) & (qj <= upper_rad[j] + PIK_LIMIT_TOL_RAD);
             }
             if (!inside) {
@@ -94,9 +93,9 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
             }
         }
         for (j = 0; j < dof; ++j) {
-            double qj = set->sol[i].q_rad[j], lo = lower_rad[j], hi = upper_rad[j], m_lo, m_hi, mj;
+            pik_real qj = set->sol[i].q_rad[j], lo = lower_rad[j], hi = upper_rad[j], m_lo, m_hi, mj;
             if (any_shift) {
-                qj = nearest_equivalent(qj, lo, hi, q_current_rad ? q_current_rad[j] : 0.5 * (lo + hi));
+                qj = nearest_equivalent(qj, lo, hi, q_current_rad ? q_current_rad[j] : PIK_R(0.5) * (lo + hi));
             }
             inside &= (qj >= lo - PIK_LIMIT_TOL_RAD) & (qj <= hi + PIK_LIMIT_TOL_RAD);
             /* Rounding can leave a joint that sits on its limit a few ulps outside: clamp it. */
@@ -110,10 +109,10 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
                 soft += (o->soft_limit_margin_rad - mj) * (o->soft_limit_margin_rad - mj);
             }
             if (q_current_rad) {
-                double d = qj - q_current_rad[j];
-                dist += (o->weights ? o->weights[j] : 1.0) * d * d;
-                if (fabs(d) > step) {
-                    step = fabs(d);
+                pik_real d = qj - q_current_rad[j];
+                dist += (o->weights ? o->weights[j] : 1) * d * d;
+                if (pik_fabs(d) > step) {
+                    step = pik_fabs(d);
                     step_joint = j;
                 }
             }
@@ -130,7 +129,7 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
         /* Lower is better: the distance, or the negated margin without q_current; plus penalties. */
         score = (q_current_rad ? dist : -margin) + o->limit_penalty * soft;
         if (set->sol[i].singularity < o->singularity_margin) {
-            double s = o->singularity_margin - set->sol[i].singularity;
+            pik_real s = o->singularity_margin - set->sol[i].singularity;
             score += o->singularity_penalty * s * s;
         }
         if (switched) {
@@ -157,12 +156,12 @@ int pik_select(const pik_solution_set *set, const double *lower_rad, const doubl
         sel->q_rad[j] = best_q[j];
     }
     sel->flags = set->sol[best].flags;
-    sel->distance = q_current_rad ? sqrt(best_dist) : 0.0;
+    sel->distance = q_current_rad ? pik_sqrt(best_dist) : 0;
     sel->limit_margin_rad = best_margin;
     sel->singularity = set->sol[best].singularity;
     sel->max_step_rad = best_step;
     sel->max_step_joint = best_step_joint;
-    sel->step_exceeded = o->max_step_rad > 0.0 && best_step > o->max_step_rad;
+    sel->step_exceeded = o->max_step_rad > 0 && best_step > o->max_step_rad;
     sel->branch_switched = best_switched;
     return PIK_OK;
 }

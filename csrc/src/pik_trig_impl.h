@@ -1,12 +1,13 @@
 /*
  * Internal: the table-driven trig kernels as static inline functions, so that the solvers can
  * interleave them with their own arithmetic. Public entry points are in pik_trig.c.
+ * The solvers call the kernels of their own precision through pik_sincos_r, pik_atan2_r,
+ * pik_atan2_unit_r and PIK_ATAN2 (out of line), defined at the end.
  */
 #ifndef PIK_TRIG_IMPL_H
 #define PIK_TRIG_IMPL_H
 
-#include <math.h>
-
+#include "pik_math.h"
 #include "piperik/pik_trig.h"
 
 /* 256 / (2 pi), and 2 pi / 256 split as STEP_HI + STEP_LO with STEP_HI holding 32 significant bits so
@@ -23,6 +24,11 @@
 #define PIK_PI_2_LO 6.123233995736766e-17
 #define PIK_PI_HI 3.141592653589793
 #define PIK_PI_LO 1.2246467991473532e-16
+/* pi/2 and pi as float hi + lo (hi is the float nearest, lo the float nearest the remainder). */
+#define PIK_PI_2_HI_F32 1.5707963705062866f
+#define PIK_PI_2_LO_F32 -4.371138828673793e-08f
+#define PIK_PI_HI_F32 3.1415927410125732f
+#define PIK_PI_LO_F32 -8.742277657347586e-08f
 
 #if PIK_USE_LIBM
 
@@ -38,9 +44,13 @@ static inline double pik_atan2_unit_inline(double s, double c) { return atan2(s,
 
 static inline void pik_sincosf_inline(float x_rad, float *sin_out, float *cos_out)
 {
-    *sin_out = (float)sin((double)x_rad);
-    *cos_out = (float)cos((double)x_rad);
+    *sin_out = sinf(x_rad);
+    *cos_out = cosf(x_rad);
 }
+
+static inline float pik_atan2f_inline(float y, float x) { return atan2f(y, x); }
+
+static inline float pik_atan2f_unit_inline(float s, float c) { return atan2f(s, c); }
 
 #else
 
@@ -77,8 +87,8 @@ static inline void pik_sincosf_inline(float x_rad, float *sin_out, float *cos_ou
     long k;
     unsigned idx;
     if (!(fabsf(x_rad) <= 4096.0f * PIK_STEP_HI_F32)) { /* k * STEP_HI_F32 exact below 2^12 steps */
-        *sin_out = (float)sin((double)x_rad);
-        *cos_out = (float)cos((double)x_rad);
+        *sin_out = sinf(x_rad);
+        *cos_out = cosf(x_rad);
         return;
     }
     t = x_rad * PIK_STEP_INV_F32;
@@ -93,6 +103,52 @@ static inline void pik_sincosf_inline(float x_rad, float *sin_out, float *cos_ou
     cos_dm1 = d2 * (-0.5f + d2 * (1.0f / 24.0f - d2 * (1.0f / 720.0f)));
     *sin_out = s0 + (s0 * cos_dm1 + c0 * sin_d);
     *cos_out = c0 + (c0 * cos_dm1 - s0 * sin_d);
+}
+
+/* Float atan2, the scheme of pik_atan2_inline in single precision with its own float table: z^5/5
+ * (|z| <= 1/128) is below 6e-12, so the series stops at z^3. Error <= 3e-7 (measured by
+ * csrc/tests/test_core.c: about one float ulp of pi, from the final rounding). */
+static inline float pik_atan2f_inline(float y, float x)
+{
+    float ax = fabsf(x), ay = fabsf(y);
+    float mx = ax > ay ? ax : ay, mn = ax > ay ? ay : ax;
+    float t, c, z, r, swapped, xneg;
+    int k;
+    if (!(mx > 0.0f && mx <= FLT_MAX)) {
+        return atan2f(y, x); /* zeros, infinities and NaN: leave them to libm */
+    }
+    t = mn / mx;
+    k = (int)(t * (float)PIK_ATAN_TABLE_SIZE + 0.5f);
+    c = (float)k * (1.0f / (float)PIK_ATAN_TABLE_SIZE);
+    z = (mn - c * mx) / (mx + c * mn);
+    r = pik_atan_table_f32[k] + (z + z * (z * z) * (-1.0f / 3.0f));
+    swapped = (float)(ay > ax);
+    xneg = (float)(x < 0.0f);
+    r = swapped * PIK_PI_2_HI_F32 + (1.0f - 2.0f * swapped) * r + swapped * PIK_PI_2_LO_F32;
+    r = xneg * PIK_PI_HI_F32 + (1.0f - 2.0f * xneg) * r + xneg * PIK_PI_LO_F32;
+    return copysignf(r, y);
+}
+
+/* Float atan2 of a (near-)unit vector, the scheme of pik_atan2_unit_inline with the float sin/cos
+ * table: the residual's asin series stops at sd^5 (the next term is below 1e-14). */
+static inline float pik_atan2f_unit_inline(float s, float c)
+{
+    float as = fabsf(s), ac = fabsf(c);
+    float mx = as > ac ? as : ac, mn = as > ac ? ac : as;
+    float sk, ck, sd, sd2, d, kf, r, swapped, cneg;
+    int k = (int)(mn * (1.0f + 0.21275f * mn * mn) * PIK_STEP_INV_F32 + 0.5f); /* 0 .. 32 */
+    sk = pik_sincos_table_f32[2 * k];
+    ck = pik_sincos_table_f32[2 * k + 1];
+    sd = mn * ck - mx * sk;
+    sd2 = sd * sd;
+    d = sd + sd * sd2 * (1.0f / 6.0f + sd2 * (3.0f / 40.0f));
+    kf = (float)k;
+    r = (kf * PIK_STEP_HI_F32 + d) + kf * PIK_STEP_LO_F32;
+    swapped = (float)(as > ac);
+    cneg = (float)(c < 0.0f);
+    r = swapped * PIK_PI_2_HI_F32 + (1.0f - 2.0f * swapped) * r + swapped * PIK_PI_2_LO_F32;
+    r = cneg * PIK_PI_HI_F32 + (1.0f - 2.0f * cneg) * r + cneg * PIK_PI_LO_F32;
+    return copysignf(r, s);
 }
 
 static inline double pik_atan2_inline(double y, double x)
@@ -150,9 +206,10 @@ static inline double pik_atan2_unit_inline(double s, double c)
     return copysign(r, s);
 }
 
-#if defined(__GNUC__) && !defined(PIK_NO_VECTOR_EXT)
+#if defined(__GNUC__) && !defined(PIK_NO_VECTOR_EXT) && !PIK_FLOAT
 /* Two lanes of pik_atan2_unit_inline with GCC/Clang vector extensions (SSE2 on x86-64, NEON on
- * aarch64): the same operations in the same order, so results are bit-identical to the scalar. */
+ * aarch64): the same operations in the same order, so results are bit-identical to the scalar.
+ * Double build only: the float build has no use for two double lanes. */
 #define PIK_HAVE_ATAN2_UNIT_X2 1
 typedef double pik_v2d __attribute__((vector_size(16)));
 typedef long long pik_v2l __attribute__((vector_size(16)));
@@ -186,5 +243,18 @@ static inline void pik_atan2_unit_x2(const double *s, const double *c, double *o
 #endif
 
 #endif /* PIK_USE_LIBM */
+
+/* The kernels of the core's own precision. */
+#if PIK_FLOAT
+#define pik_sincos_r pik_sincosf_inline
+#define pik_atan2_r pik_atan2f_inline
+#define pik_atan2_unit_r pik_atan2f_unit_inline
+#define PIK_ATAN2 pik_atan2f
+#else
+#define pik_sincos_r pik_sincos_inline
+#define pik_atan2_r pik_atan2_inline
+#define pik_atan2_unit_r pik_atan2_unit_inline
+#define PIK_ATAN2 pik_atan2
+#endif
 
 #endif /* PIK_TRIG_IMPL_H */

@@ -26,14 +26,14 @@ extern "C" {
 
 typedef struct pik_arm6_model {
     const char *name;
-    double d1_m;                  /* base to shoulder (axis 2) height */
-    double a2_m;                  /* upper arm: axis 2 to axis 3 */
-    double a3_m;                  /* elbow offset of the forearm, along x3 */
-    double d4_m;                  /* forearm: elbow to wrist centre */
-    double d6_m;                  /* wrist centre to flange */
-    double theta_offset_rad[6];   /* theta_i = q_i + theta_offset_rad[i] */
-    double lower_rad[6];          /* joint limits */
-    double upper_rad[6];
+    pik_real d1_m;                /* base to shoulder (axis 2) height */
+    pik_real a2_m;                /* upper arm: axis 2 to axis 3 */
+    pik_real a3_m;                /* elbow offset of the forearm, along x3 */
+    pik_real d4_m;                /* forearm: elbow to wrist centre */
+    pik_real d6_m;                /* wrist centre to flange */
+    pik_real theta_offset_rad[6]; /* theta_i = q_i + theta_offset_rad[i] */
+    pik_real lower_rad[6];        /* joint limits */
+    pik_real upper_rad[6];
 } pik_arm6_model;
 
 /* The AgileX PiPER, piper_sdk modified DH. legacy_zero = 0: firmware >= S-V1.6-3
@@ -44,10 +44,10 @@ const pik_arm6_model *pik_piper_model(int legacy_zero);
 int pik_arm6_model_check(const pik_arm6_model *model);
 
 /* Forward kinematics of the flange: T_out is 4x4 row-major. */
-int pik_arm6_fk(const pik_arm6_model *model, const double q_rad[6], double T_out[16]);
+int pik_arm6_fk(const pik_arm6_model *model, const pik_real q_rad[6], pik_real T_out[16]);
 
 /* Wrist centre (origin of DH frame 4) for joint angles q. */
-int pik_arm6_wrist_center(const pik_arm6_model *model, const double q_rad[6], double p_out_m[3]);
+int pik_arm6_wrist_center(const pik_arm6_model *model, const pik_real q_rad[6], pik_real p_out_m[3]);
 
 /*
  * Every exact IK solution of the flange pose T (4x4 row-major). seed_q_rad may be NULL; it gives
@@ -56,14 +56,14 @@ int pik_arm6_wrist_center(const pik_arm6_model *model, const double q_rad[6], do
  * (bad pose -> PIK_ERR_*) with out->count == 0. Solutions are not filtered by joint limits; each
  * carries PIK_FLAG_IN_LIMITS when it is inside them.
  */
-int pik_arm6_ik(const pik_arm6_model *model, const double T[16], const double *seed_q_rad,
+int pik_arm6_ik(const pik_arm6_model *model, const pik_real T[16], const pik_real *seed_q_rad,
                 pik_solution_set *out);
 
 /* The branch bits (PIK_FLAG_SHOULDER_BACK | PIK_FLAG_ELBOW_B | PIK_FLAG_WRIST_FLIP) of a configuration. */
-uint32_t pik_arm6_branch(const pik_arm6_model *model, const double q_rad[6]);
+uint32_t pik_arm6_branch(const pik_arm6_model *model, const pik_real q_rad[6]);
 
 /* The singularity measure (see above) of a configuration: 0 singular .. 1. */
-double pik_arm6_singularity(const pik_arm6_model *model, const double q_rad[6]);
+pik_real pik_arm6_singularity(const pik_arm6_model *model, const pik_real q_rad[6]);
 
 /* Options of pik_arm6_ik_ex. */
 #define PIK_IK_ONLY_IN_LIMITS (1u << 0) /* return only solutions within the model's joint limits
@@ -72,7 +72,7 @@ double pik_arm6_singularity(const pik_arm6_model *model, const double q_rad[6]);
                                             PIK_NONE_IN_LIMITS when solutions exist but none qualifies. */
 
 /* pik_arm6_ik with options (PIK_IK_*): the fast path for selection. */
-int pik_arm6_ik_ex(const pik_arm6_model *model, const double T[16], const double *seed_q_rad, unsigned options,
+int pik_arm6_ik_ex(const pik_arm6_model *model, const pik_real T[16], const pik_real *seed_q_rad, unsigned options,
                    pik_solution_set *out);
 
 #ifdef __cplusplus

@@ -15,7 +15,7 @@ extern "C" {
 
 typedef struct pik_path_options {
     pik_select_options select; /* per sample; q_current and branch_current are set by the path */
-    double max_step_rad;       /* > 0: a sample needing a larger joint step fails (PIK_STEP_TOO_LARGE) */
+    pik_real max_step_rad;     /* > 0: a sample needing a larger joint step fails (PIK_STEP_TOO_LARGE) */
     int keep_branch;           /* 1: a discontinuous branch change fails (PIK_BRANCH_SWITCH) */
 } pik_path_options;
 
@@ -25,11 +25,11 @@ pik_path_options pik_path_options_default(void);
 typedef struct pik_path_report {
     int status;          /* PIK_OK, or why sample failed_index could not be solved */
     int failed_index;    /* -1 when every sample was solved */
-    double max_step_rad; /* largest joint step between consecutive solved samples */
+    pik_real max_step_rad; /* largest joint step between consecutive solved samples */
     int max_step_joint;  /* its joint (0-based), -1 for an empty path */
     int max_step_index;  /* the sample it leads to */
     int branch_changes;  /* continuous branch-label changes (singularity crossings) */
-    double min_singularity; /* smallest singularity measure along the solved part */
+    pik_real min_singularity; /* smallest singularity measure along the solved part */
 } pik_path_report;
 
 /*
@@ -38,13 +38,13 @@ typedef struct pik_path_report {
  * Returns report->status: PIK_OK, PIK_UNREACHABLE / PIK_NONE_IN_LIMITS / PIK_BRANCH_SWITCH /
  * PIK_STEP_TOO_LARGE for the first failing sample, or an input error.
  */
-int pik_arm6_path(const pik_arm6_model *model, const double *Ts, int n, const double q_start[6],
-                  const pik_path_options *opts, double *Q_out, pik_path_report *report);
+int pik_arm6_path(const pik_arm6_model *model, const pik_real *Ts, int n, const pik_real q_start[6],
+                  const pik_path_options *opts, pik_real *Q_out, pik_path_report *report);
 
 /* The same for S-R-S arms; the arm angle is chosen per sample (nearest the previous solution) and
  * written to psi_out (n values, may be NULL). Q_out: n x 7. */
-int pik_srs_path(const pik_srs_model *model, const double *Ts, int n, const double q_start[7],
-                 const pik_path_options *opts, double *Q_out, double *psi_out, pik_path_report *report);
+int pik_srs_path(const pik_srs_model *model, const pik_real *Ts, int n, const pik_real q_start[7],
+                 const pik_path_options *opts, pik_real *Q_out, pik_real *psi_out, pik_path_report *report);
 
 #ifdef __cplusplus
 }

@@ -16,8 +16,8 @@ extern "C" {
  * Returns PIK_OK, PIK_UNREACHABLE (empty set), PIK_NONE_IN_LIMITS or PIK_BRANCH_SWITCH (keep_branch);
  * sel->index is -1 unless PIK_OK. A step above opts->max_step_rad is reported in sel->step_exceeded.
  */
-int pik_select(const pik_solution_set *set, const double *lower_rad, const double *upper_rad,
-               const double *q_current_rad, const pik_select_options *opts, pik_selection *sel);
+int pik_select(const pik_solution_set *set, const pik_real *lower_rad, const pik_real *upper_rad,
+               const pik_real *q_current_rad, const pik_select_options *opts, pik_selection *sel);
 
 #ifdef __cplusplus
 }

@@ -13,9 +13,9 @@
  * joint is a closed-form function of psi, and for each psi there are 8 solutions: the signs of t2,
  * t4 and t6 (global configuration GC2, GC4, GC6; branch flags bits 0-2 set for a negative sign).
  *
- * Reference-plane convention: when W lies on the base z axis (within 1e-12 of the reach), the
- * reference plane's azimuth is taken as 0 (the plane x-z of the base frame), for every call, so that
- * arm_angle and ik stay consistent there.
+ * Reference-plane convention: when W lies on the base z axis (within 1e-12 of the reach, 1e-6 in
+ * the float build), the reference plane's azimuth is taken as 0 (the plane x-z of the base frame),
+ * for every call, so that arm_angle and ik stay consistent there.
  */
 #ifndef PIK_SRS_H
 #define PIK_SRS_H
@@ -28,16 +28,16 @@ extern "C" {
 
 typedef struct pik_srs_model {
     const char *name;
-    double d_bs_m;            /* base to shoulder centre */
-    double d_se_m;            /* shoulder centre to elbow */
-    double d_ew_m;            /* elbow to wrist centre */
-    double d_wf_m;            /* wrist centre to frame 7 along its z */
-    double sign[7];           /* t_i = sign_i q_i + offset_i, sign_i = +1 or -1 */
-    double offset_rad[7];
-    double T_base[16];        /* fixed, row-major: base frame of the user's poses -> canonical base */
-    double T_flange[16];      /* fixed, row-major: canonical frame 7 -> the flange frame */
-    double lower_rad[7];      /* joint limits of q */
-    double upper_rad[7];
+    pik_real d_bs_m;          /* base to shoulder centre */
+    pik_real d_se_m;          /* shoulder centre to elbow */
+    pik_real d_ew_m;          /* elbow to wrist centre */
+    pik_real d_wf_m;          /* wrist centre to frame 7 along its z */
+    pik_real sign[7];         /* t_i = sign_i q_i + offset_i, sign_i = +1 or -1 */
+    pik_real offset_rad[7];
+    pik_real T_base[16];      /* fixed, row-major: base frame of the user's poses -> canonical base */
+    pik_real T_flange[16];    /* fixed, row-major: canonical frame 7 -> the flange frame */
+    pik_real lower_rad[7];    /* joint limits of q */
+    pik_real upper_rad[7];
 } pik_srs_model;
 
 /* The KUKA LBR iiwa 14 R820 (Drake's URDF; flange iiwa_link_ee_kuka). */
@@ -53,15 +53,15 @@ int pik_srs_model_check(const pik_srs_model *model);
 
 /* The branch (GC) bits of a configuration: bit 0 t2 < 0, bit 1 t4 < 0, bit 2 t6 < 0.
  * Singularity measure of a solution (pik_solution.singularity): min(|sin t2|, |sin t4|, |sin t6|). */
-uint32_t pik_srs_branch(const pik_srs_model *model, const double q_rad[7]);
+uint32_t pik_srs_branch(const pik_srs_model *model, const pik_real q_rad[7]);
 /* The singularity measure of a configuration: min(|sin t2|, |sin t4|, |sin t6|). */
-double pik_srs_singularity_of(const pik_srs_model *model, const double q_rad[7]);
+pik_real pik_srs_singularity_of(const pik_srs_model *model, const pik_real q_rad[7]);
 
 /* Forward kinematics of the flange (T_out 4x4 row-major). */
-int pik_srs_fk(const pik_srs_model *model, const double q_rad[7], double T_out[16]);
+int pik_srs_fk(const pik_srs_model *model, const pik_real q_rad[7], pik_real T_out[16]);
 
 /* The arm angle of a configuration: ik(fk(q), psi) contains q. */
-int pik_srs_arm_angle(const pik_srs_model *model, const double q_rad[7], double *psi_rad_out);
+int pik_srs_arm_angle(const pik_srs_model *model, const pik_real q_rad[7], pik_real *psi_rad_out);
 
 /*
  * Every exact solution for pose T and arm angle psi (up to 8). seed_q_rad (may be NULL) supplies
@@ -69,19 +69,19 @@ int pik_srs_arm_angle(const pik_srs_model *model, const double q_rad[7], double 
  * branch value 0..7, GC2 | GC4 << 1 | GC6 << 2 negative) restricts the branches solved; pass 0xFF
  * for all. Returns PIK_OK, PIK_UNREACHABLE or an input error.
  */
-int pik_srs_ik(const pik_srs_model *model, const double T[16], double psi_rad, const double *seed_q_rad,
+int pik_srs_ik(const pik_srs_model *model, const pik_real T[16], pik_real psi_rad, const pik_real *seed_q_rad,
                unsigned branch_mask, pik_solution_set *out);
 
 /* A set of disjoint arm-angle intervals within [-pi, pi], sorted. */
 #define PIK_MAX_PSI_INTERVALS 32
 typedef struct pik_psi_set {
     int count;
-    double lo_rad[PIK_MAX_PSI_INTERVALS];
-    double hi_rad[PIK_MAX_PSI_INTERVALS];
+    pik_real lo_rad[PIK_MAX_PSI_INTERVALS];
+    pik_real hi_rad[PIK_MAX_PSI_INTERVALS];
 } pik_psi_set;
 
 /* Exclusion around the arm angles where a shoulder or wrist singularity makes a joint jump. */
-#define PIK_PSI_SINGULAR_EXCLUSION_RAD 1e-6
+#define PIK_PSI_SINGULAR_EXCLUSION_RAD PIK_TOL(1e-6, 1e-5)
 
 /*
  * The arm angles at which a solution within the joint limits exists, in closed form: per branch,
@@ -90,7 +90,7 @@ typedef struct pik_psi_set {
  * sets (index = branch value); union_out (may be NULL) their union.
  * Returns PIK_OK (possibly with empty sets), PIK_UNREACHABLE or an input error.
  */
-int pik_srs_feasible_arm_angles(const pik_srs_model *model, const double T[16], pik_psi_set *per_branch,
+int pik_srs_feasible_arm_angles(const pik_srs_model *model, const pik_real T[16], pik_psi_set *per_branch,
                                 pik_psi_set *union_out);
 
 /* How pik_srs_select chooses the arm angle. */
@@ -107,8 +107,8 @@ typedef enum pik_psi_policy {
  * *psi_rad_inout: the psi for PIK_PSI_GIVEN; receives the chosen psi.
  * Returns PIK_OK, PIK_UNREACHABLE, PIK_NONE_IN_LIMITS or an input error.
  */
-int pik_srs_select(const pik_srs_model *model, const double T[16], const double *q_current_rad,
-                   pik_psi_policy policy, double *psi_rad_inout, const pik_select_options *opts,
+int pik_srs_select(const pik_srs_model *model, const pik_real T[16], const pik_real *q_current_rad,
+                   pik_psi_policy policy, pik_real *psi_rad_inout, const pik_select_options *opts,
                    pik_selection *sel);
 
 #ifdef __cplusplus

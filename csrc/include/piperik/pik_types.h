@@ -1,4 +1,6 @@
-/* Types shared by every arm class: poses, solution sets, solution flags. */
+/* Types shared by every arm class: poses, solution sets, solution flags. Every real number of the
+ * API is a pik_real (pik_config.h): double by default, float in the float build (PIK_FLOAT=1),
+ * where a pik_solution_set is 364 bytes instead of 720. */
 #ifndef PIK_TYPES_H
 #define PIK_TYPES_H
 
@@ -22,12 +24,12 @@ extern "C" {
 
 /* One exact IK solution. */
 typedef struct pik_solution {
-    double q_rad[PIK_MAX_DOF]; /* joint angles, each in [-pi, pi] */
-    uint32_t flags;            /* PIK_FLAG_* */
-    double pos_err_m;          /* |p_fk - p_target| of the self-check */
-    double rot_err_rad;        /* |R_fk - R_target|_F / sqrt(2) (the rotation angle for small errors) */
-    double singularity;        /* distance from the nearest singularity, 0 (singular) .. 1; the
-                                  measure of each arm class is in pik_arm6.h / pik_srs.h */
+    pik_real q_rad[PIK_MAX_DOF]; /* joint angles, each in [-pi, pi] */
+    uint32_t flags;              /* PIK_FLAG_* */
+    pik_real pos_err_m;          /* |p_fk - p_target| of the self-check */
+    pik_real rot_err_rad;        /* |R_fk - R_target|_F / sqrt(2) (the rotation angle for small errors) */
+    pik_real singularity;        /* distance from the nearest singularity, 0 (singular) .. 1; the
+                                    measure of each arm class is in pik_arm6.h / pik_srs.h */
 } pik_solution;
 
 /* Every solution for one pose; caller-owned, filled by the solvers. */
@@ -51,17 +53,17 @@ typedef struct pik_solution_set {
  * maximises the smallest limit margin minus the same penalties.
  */
 typedef struct pik_select_options {
-    const double *weights;          /* per-joint weights of the squared joint distance; NULL: all 1 */
-    double limit_margin_rad;        /* hard: solutions closer than this to a limit are rejected */
-    double soft_limit_margin_rad;   /* soft: a joint inside this band pays limit_penalty * depth^2 */
-    double limit_penalty;
-    double singularity_margin;      /* soft: a solution whose singularity measure is below this pays */
-    double singularity_penalty;     /*       singularity_penalty * (margin - measure)^2 */
-    double branch_switch_penalty;   /* added for a discontinuous change of branch (see above) */
+    const pik_real *weights;        /* per-joint weights of the squared joint distance; NULL: all 1 */
+    pik_real limit_margin_rad;      /* hard: solutions closer than this to a limit are rejected */
+    pik_real soft_limit_margin_rad; /* soft: a joint inside this band pays limit_penalty * depth^2 */
+    pik_real limit_penalty;
+    pik_real singularity_margin;    /* soft: a solution whose singularity measure is below this pays */
+    pik_real singularity_penalty;   /*       singularity_penalty * (margin - measure)^2 */
+    pik_real branch_switch_penalty; /* added for a discontinuous change of branch (see above) */
     int branch_current;             /* branch of q_current (flags & PIK_BRANCH_MASK), -1: unknown */
-    double continuous_step_rad;     /* a step up to this is continuous (0: 0.1 rad) */
+    pik_real continuous_step_rad;   /* a step up to this is continuous (0: 0.1 rad) */
     int keep_branch;                /* 1: reject discontinuous branch changes (PIK_BRANCH_SWITCH) */
-    double max_step_rad;            /* > 0: flag a choice whose largest joint step exceeds this */
+    pik_real max_step_rad;          /* > 0: flag a choice whose largest joint step exceeds this */
 } pik_select_options;
 
 /* Sensible defaults: 2 degrees of soft limit margin, singularity margin 0.05, a branch switch
@@ -71,13 +73,13 @@ pik_select_options pik_select_options_default(void);
 /* What pik_select chose. */
 typedef struct pik_selection {
     int index;                  /* index into the solution set, -1 when nothing qualified */
-    double q_rad[PIK_MAX_DOF];  /* the chosen solution, joints shifted by 2pi where that brings them
+    pik_real q_rad[PIK_MAX_DOF];  /* the chosen solution, joints shifted by 2pi where that brings them
                                    into the limits closer to q_current */
     uint32_t flags;             /* the chosen solution's flags */
-    double distance;            /* weighted joint distance to q_current (0 without q_current) */
-    double limit_margin_rad;    /* smallest distance of any joint to its nearest limit */
-    double singularity;         /* the chosen solution's singularity measure */
-    double max_step_rad;        /* largest |q_i - q_current_i| (0 without q_current) */
+    pik_real distance;          /* weighted joint distance to q_current (0 without q_current) */
+    pik_real limit_margin_rad;  /* smallest distance of any joint to its nearest limit */
+    pik_real singularity;       /* the chosen solution's singularity measure */
+    pik_real max_step_rad;      /* largest |q_i - q_current_i| (0 without q_current) */
     int max_step_joint;         /* which joint (0-based), -1 without q_current */
     int step_exceeded;          /* 1 when max_step_rad > options.max_step_rad > 0 */
     int branch_switched;        /* 1 when the branch differs from options.branch_current */
