@@ -218,6 +218,58 @@ pik_path_options path_options(const SelectOptions *opts, int dof, double max_ste
     return po;
 }
 
+// FK of q (dof,) -> (4,4) or (N, dof) -> (N,4,4), the batch with the GIL released.
+template <typename Fk>
+py::array_t<double> fk_any(py::handle q_obj, py::ssize_t dof, Fk fk_one)
+{
+    darray q = as_double_array(q_obj, "q");
+    if (q.ndim() == 1 && q.shape(0) == dof) {
+        check_finite(q.data(), dof, "q");
+        auto T = new_array({4, 4});
+        fk_one(q.data(), T.mutable_data());
+        return T;
+    }
+    if (q.ndim() != 2 || q.shape(1) != dof) {
+        throw py::value_error("q: expected shape (" + std::to_string(dof) + ",) or (N, " + std::to_string(dof) +
+                              ") [rad], got " + shape_str(q));
+    }
+    check_finite(q.data(), q.size(), "q");
+    py::ssize_t n = q.shape(0);
+    auto T = new_array({n, 4, 4});
+    const double *qd = q.data();
+    double *Td = T.mutable_data();
+    {
+        py::gil_scoped_release release;
+        for (py::ssize_t i = 0; i < n; ++i) {
+            fk_one(qd + dof * i, Td + 16 * i);
+        }
+    }
+    return T;
+}
+
+// The rows of a solution set: (k, dof), and with details (Q, flags, pos_err, rot_err).
+py::array_t<double> solution_rows(const pik_solution_set &set, py::ssize_t dof)
+{
+    auto Q = new_array({set.count, dof});
+    for (int i = 0; i < set.count; ++i) {
+        std::memcpy(Q.mutable_data() + dof * i, set.sol[i].q_rad, dof * sizeof(double));
+    }
+    return Q;
+}
+
+py::tuple solution_details(const pik_solution_set &set, py::ssize_t dof)
+{
+    py::array_t<uint32_t> flags(set.count);
+    auto pos = new_array({set.count});
+    auto rot = new_array({set.count});
+    for (int i = 0; i < set.count; ++i) {
+        flags.mutable_data()[i] = set.sol[i].flags;
+        pos.mutable_data()[i] = set.sol[i].pos_err_m;
+        rot.mutable_data()[i] = set.sol[i].rot_err_rad;
+    }
+    return py::make_tuple(solution_rows(set, dof), flags, pos, rot);
+}
+
 class Arm6 {
   public:
     explicit Arm6(const pik_arm6_model *model) : m_(model)
@@ -249,28 +301,7 @@ class Arm6 {
     // (6,) -> (4,4); (N,6) -> (N,4,4)
     py::array_t<double> fk(py::handle q_obj) const
     {
-        darray q = as_double_array(q_obj, "q");
-        if (q.ndim() == 1 && q.shape(0) == 6) {
-            check_finite(q.data(), 6, "q");
-            auto T = new_array({4, 4});
-            pik_arm6_fk(m_, q.data(), T.mutable_data());
-            return T;
-        }
-        if (q.ndim() != 2 || q.shape(1) != 6) {
-            throw py::value_error("q: expected shape (6,) or (N, 6) [rad], got " + shape_str(q));
-        }
-        check_finite(q.data(), q.size(), "q");
-        py::ssize_t n = q.shape(0);
-        auto T = new_array({n, 4, 4});
-        const double *qd = q.data();
-        double *Td = T.mutable_data();
-        {
-            py::gil_scoped_release release;
-            for (py::ssize_t i = 0; i < n; ++i) {
-                pik_arm6_fk(m_, qd + 6 * i, Td + 16 * i);
-            }
-        }
-        return T;
+        return fk_any(q_obj, 6, [this](const double *q, double *T) { pik_arm6_fk(m_, q, T); });
     }
 
     py::array_t<double> wrist_center(py::handle q_obj) const
@@ -289,12 +320,7 @@ class Arm6 {
     {
         pik_solution_set set;
         solve(T_obj, seed_obj, set);
-        auto Q = new_array({set.count, 6});
-        double *Qd = Q.mutable_data();
-        for (int i = 0; i < set.count; ++i) {
-            std::memcpy(Qd + 6 * i, set.sol[i].q_rad, 6 * sizeof(double));
-        }
-        return Q;
+        return solution_rows(set, 6);
     }
 
     // Every solution with its flags and self-check residuals.
@@ -302,17 +328,7 @@ class Arm6 {
     {
         pik_solution_set set;
         solve(T_obj, seed_obj, set);
-        auto Q = new_array({set.count, 6});
-        py::array_t<uint32_t> flags(set.count);
-        auto pos = new_array({set.count});
-        auto rot = new_array({set.count});
-        for (int i = 0; i < set.count; ++i) {
-            std::memcpy(Q.mutable_data() + 6 * i, set.sol[i].q_rad, 6 * sizeof(double));
-            flags.mutable_data()[i] = set.sol[i].flags;
-            pos.mutable_data()[i] = set.sol[i].pos_err_m;
-            rot.mutable_data()[i] = set.sol[i].rot_err_rad;
-        }
-        return py::make_tuple(Q, flags, pos, rot);
+        return solution_details(set, 6);
     }
 
     // The selected in-limit solution; raises NoSolutionError with the reason (also for a step
@@ -614,28 +630,7 @@ class Arm7 {
 
     py::array_t<double> fk(py::handle q_obj) const
     {
-        darray q = as_double_array(q_obj, "q");
-        if (q.ndim() == 1 && q.shape(0) == 7) {
-            check_finite(q.data(), 7, "q");
-            auto T = new_array({4, 4});
-            pik_srs_fk(&m_, q.data(), T.mutable_data());
-            return T;
-        }
-        if (q.ndim() != 2 || q.shape(1) != 7) {
-            throw py::value_error("q: expected shape (7,) or (N, 7) [rad], got " + shape_str(q));
-        }
-        check_finite(q.data(), q.size(), "q");
-        py::ssize_t n = q.shape(0);
-        auto T = new_array({n, 4, 4});
-        const double *qd = q.data();
-        double *Td = T.mutable_data();
-        {
-            py::gil_scoped_release release;
-            for (py::ssize_t i = 0; i < n; ++i) {
-                pik_srs_fk(&m_, qd + 7 * i, Td + 16 * i);
-            }
-        }
-        return T;
+        return fk_any(q_obj, 7, [this](const double *q, double *T) { pik_srs_fk(&m_, q, T); });
     }
 
     py::object arm_angle(py::handle q_obj) const
@@ -663,28 +658,14 @@ class Arm7 {
     {
         pik_solution_set set;
         solve(T_obj, psi, seed_obj, set);
-        auto Q = new_array({set.count, 7});
-        for (int i = 0; i < set.count; ++i) {
-            std::memcpy(Q.mutable_data() + 7 * i, set.sol[i].q_rad, 7 * sizeof(double));
-        }
-        return Q;
+        return solution_rows(set, 7);
     }
 
     py::tuple solutions(py::handle T_obj, double psi, py::handle seed_obj) const
     {
         pik_solution_set set;
         solve(T_obj, psi, seed_obj, set);
-        auto Q = new_array({set.count, 7});
-        py::array_t<uint32_t> flags(set.count);
-        auto pos = new_array({set.count});
-        auto rot = new_array({set.count});
-        for (int i = 0; i < set.count; ++i) {
-            std::memcpy(Q.mutable_data() + 7 * i, set.sol[i].q_rad, 7 * sizeof(double));
-            flags.mutable_data()[i] = set.sol[i].flags;
-            pos.mutable_data()[i] = set.sol[i].pos_err_m;
-            rot.mutable_data()[i] = set.sol[i].rot_err_rad;
-        }
-        return py::make_tuple(Q, flags, pos, rot);
+        return solution_details(set, 7);
     }
 
     // list of (lo, hi); with per_branch, a dict branch -> list as well.
