@@ -58,6 +58,42 @@ static void rot_dh(int i, pik_real s, pik_real c, pik_real M[9])
     M[6] = 0.0; M[7] = a; M[8] = 0.0;
 }
 
+/* C = M * rot_dh(i, s, c) without the zeros: a DH block has 5 non-zero entries (3 for alpha = 0
+ * has 5 too), so each row costs 3 products instead of 9. M and C must differ. */
+static void mul_dh(const pik_real M[9], int i, pik_real s, pik_real c, pik_real C[9])
+{
+    pik_real a = alpha_sign[i];
+    int r;
+    for (r = 0; r < 3; ++r) {
+        const pik_real *m = M + 3 * r;
+        C[3 * r] = m[0] * c + m[1] * s;
+        if (a == 0) { /* RotZ: columns (c, s, 0), (-s, c, 0), (0, 0, 1) */
+            C[3 * r + 1] = m[1] * c - m[0] * s;
+            C[3 * r + 2] = m[2];
+        } else {      /* columns (c, s, 0), (0, 0, a), (a s, -a c, 0) */
+            C[3 * r + 1] = a * m[2];
+            C[3 * r + 2] = a * (m[0] * s - m[1] * c);
+        }
+    }
+}
+
+/* C = rot_dh(i, s, c)^T * M: the rows of the result are the DH block's columns against M. */
+static void dh_tmul(int i, pik_real s, pik_real c, const pik_real M[9], pik_real C[9])
+{
+    pik_real a = alpha_sign[i];
+    int k;
+    for (k = 0; k < 3; ++k) {
+        C[k] = c * M[k] + s * M[3 + k];
+        if (a == 0) {
+            C[3 + k] = c * M[3 + k] - s * M[k];
+            C[6 + k] = M[6 + k];
+        } else {
+            C[3 + k] = a * M[6 + k];
+            C[6 + k] = a * (s * M[k] - c * M[3 + k]);
+        }
+    }
+}
+
 static void mul33(const pik_real A[9], const pik_real B[9], pik_real C[9])
 {
     int r, c;
@@ -176,15 +212,14 @@ static void canonical_fk(const pik_srs_model *m, const pik_real s[7], const pik_
                          pik_real R03_out[9], pik_real W_out[3])
 {
     const pik_real d[7] = {m->d_bs_m, 0, m->d_se_m, 0, m->d_ew_m, 0, m->d_wf_m};
-    pik_real R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0}, Ri[9], Rn[9];
+    pik_real R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0}, Rn[9];
     int i, k;
     for (i = 0; i < 7; ++i) {
         /* A_i = RotZ(t) TransZ(d) RotX(alpha): the translation is d along z of frame i-1. */
         for (k = 0; k < 3; ++k) {
             p[k] += R[3 * k + 2] * d[i];
         }
-        rot_dh(i, s[i], c[i], Ri);
-        mul33(R, Ri, Rn);
+        mul_dh(R, i, s[i], c[i], Rn);
         memcpy(R, Rn, sizeof R);
         if (i == 2 && R03_out) {
             memcpy(R03_out, R, sizeof R);
@@ -385,12 +420,12 @@ typedef struct srs_arm {
 static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, pik_real spsi, pik_real cpsi, const pik_real *seed,
                       srs_arm *A)
 {
-    pik_real R03[9], R30R[9], R47[9], n2, n6, R1[9], R2[9], R02[9], R5[9], R6[9], R46[9];
+    pik_real R03[9], R30R[9], R47[9], n2, n6, R1[9], R02[9], R5[9], R46[9];
     pik_real R03q[9], R47q[9], fro2 = 0.0, Wq[3], dW[3];
     int i, k;
     r03_at(P, g, spsi, cpsi, R03);
     mul33_tn(R03, P->R, R30R);
-    mul33_tn(P->R34[g], R30R, R47); /* R47 = R34^T R03^T R */
+    dh_tmul(3, (g ? -1 : 1) * P->s4, P->c4, R30R, R47); /* R47 = R34^T R03^T R */
     A->flags = P->sing | (g ? PIK_FLAG_ELBOW_B : 0u);
     A->n_gc2 = 2;
     A->n_gc6 = 2;
@@ -412,8 +447,7 @@ static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, pik_real
         A->flags |= PIK_FLAG_SING_SHOULDER;
     }
     rot_dh(0, A->s[0], A->c[0], R1);
-    rot_dh(1, A->s[1], A->c[1], R2);
-    mul33(R1, R2, R02);
+    mul_dh(R1, 1, A->s[1], A->c[1], R02);
     /* (c3, s3) = first column of R02^T R03. */
     A->c[2] = R02[0] * R03[0] + R02[3] * R03[3] + R02[6] * R03[6];
     A->s[2] = R02[1] * R03[0] + R02[4] * R03[3] + R02[7] * R03[6];
@@ -432,19 +466,13 @@ static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, pik_real
         A->flags |= PIK_FLAG_SING_WRIST;
     }
     rot_dh(4, A->s[4], A->c[4], R5);
-    rot_dh(5, A->s[5], A->c[5], R6);
-    mul33(R5, R6, R46);
+    mul_dh(R5, 5, A->s[5], A->c[5], R46);
     A->c[6] = R46[0] * R47[0] + R46[3] * R47[3] + R46[6] * R47[6];
     A->s[6] = R46[1] * R47[0] + R46[4] * R47[3] + R46[7] * R47[6];
     /* Self-check, FK in halves from the returned joints' sines and cosines:
      * R03(q) = R03(psi), R47(q) = R34^T R03^T R, W(q) = W. */
-    {
-        pik_real R3[9], R7[9];
-        rot_dh(2, A->s[2], A->c[2], R3);
-        mul33(R02, R3, R03q);
-        rot_dh(6, A->s[6], A->c[6], R7);
-        mul33(R46, R7, R47q);
-    }
+    mul_dh(R02, 2, A->s[2], A->c[2], R03q);
+    mul_dh(R46, 6, A->s[6], A->c[6], R47q);
     for (i = 0; i < 9; ++i) {
         pik_real e1 = R03q[i] - R03[i], e2 = R47q[i] - R47[i];
         fro2 += e1 * e1 + e2 * e2;
@@ -940,7 +968,7 @@ static void arm_thetas(const srs_pose *P, int g, pik_real psi, pik_real th[7], p
     pik_sincos_r(psi, &spsi, &cpsi);
     r03_at(P, g, spsi, cpsi, R03);
     mul33_tn(R03, P->R, R30R);
-    mul33_tn(P->R34[g], R30R, R47);
+    dh_tmul(3, (g ? -1 : 1) * P->s4, P->c4, R30R, R47);
     n2 = pik_sqrt(R03[1] * R03[1] + R03[4] * R03[4]);
     n6 = pik_sqrt(R47[2] * R47[2] + R47[5] * R47[5]);
     i2 = 1 / (n2 > SRS_TINY ? n2 : SRS_TINY);
