@@ -2,8 +2,26 @@
 
 #include "piperik/pik_select.h"
 #include "piperik/pik_status.h"
+#include "pik_select_internal.h"
 
 #define PIK_DEFAULT_CONTINUOUS_STEP_RAD PIK_R(0.1)
+
+void pik_selection_clear(pik_selection *sel)
+{
+    int j;
+    sel->index = -1;
+    sel->flags = 0u;
+    sel->distance = 0.0;
+    sel->limit_margin_rad = 0.0;
+    sel->singularity = 0.0;
+    sel->max_step_rad = 0.0;
+    sel->max_step_joint = -1;
+    sel->step_exceeded = 0;
+    sel->branch_switched = 0;
+    for (j = 0; j < PIK_MAX_DOF; ++j) {
+        sel->q_rad[j] = 0.0;
+    }
+}
 
 pik_select_options pik_select_options_default(void)
 {
@@ -50,17 +68,8 @@ int pik_select(const pik_solution_set *set, const pik_real *lower_rad, const pik
     if (sel == 0) {
         return PIK_ERR_NULL;
     }
-    sel->index = -1;
-    sel->flags = 0u;
-    sel->distance = 0.0;
-    sel->limit_margin_rad = 0.0;
-    sel->singularity = 0.0;
-    sel->max_step_rad = 0.0;
-    sel->max_step_joint = -1;
-    sel->step_exceeded = 0;
-    sel->branch_switched = 0;
+    pik_selection_clear(sel);
     for (j = 0; j < PIK_MAX_DOF; ++j) {
-        sel->q_rad[j] = 0.0;
         best_q[j] = 0.0;
     }
     if (set == 0 || lower_rad == 0 || upper_rad == 0) {

@@ -14,6 +14,7 @@
 #include "piperik/pik_pose.h"
 #include "piperik/pik_srs.h"
 #include "piperik/pik_status.h"
+#include "pik_select_internal.h"
 #include "pik_trig_impl.h"
 
 
@@ -1258,18 +1259,7 @@ int pik_srs_select(const pik_srs_model *m, const pik_real T[16], const pik_real 
     if (sel == 0 || m == 0 || T == 0 || psi_rad_inout == 0) {
         return PIK_ERR_NULL;
     }
-    sel->index = -1;
-    sel->flags = 0u;
-    sel->distance = 0.0;
-    sel->limit_margin_rad = 0.0;
-    sel->singularity = 0.0;
-    sel->max_step_rad = 0.0;
-    sel->max_step_joint = -1;
-    sel->step_exceeded = 0;
-    sel->branch_switched = 0;
-    for (j = 0; j < PIK_MAX_DOF; ++j) {
-        sel->q_rad[j] = 0.0;
-    }
+    pik_selection_clear(sel);
     if ((q_current_rad && !finite_n(q_current_rad, 7)) ||
         (opts && (!(opts->limit_margin_rad >= 0) || !(opts->soft_limit_margin_rad >= 0) ||
                   !(opts->limit_penalty >= 0) || !(opts->singularity_penalty >= 0) ||
