@@ -28,6 +28,7 @@
 #include "piperik/piperik.h"
 
 #include "accuracy.h"
+#include "../tests/test_support.h"
 
 #if PIK_FLOAT
 #error "accuracy.c is the double side: build it without PIK_FLOAT"
@@ -43,32 +44,6 @@
 #define ROT_BOUND_RAD 2e-4
 #define JOINT_BOUND_RAD 2e-4
 
-static int n_pass = 0, n_fail = 0;
-#define CHECK(cond, ...)                        \
-    do {                                        \
-        if (cond) {                             \
-            n_pass++;                           \
-        } else {                                \
-            n_fail++;                           \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                \
-            printf("\n");                       \
-        }                                       \
-    } while (0)
-
-/* splitmix64, as in csrc/tests/test_core.c */
-static unsigned long long rng_state;
-static unsigned long long rng_next(void)
-{
-    unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-static double rng_uniform(double lo, double hi)
-{
-    return lo + (hi - lo) * ((double)(rng_next() >> 11) * (1.0 / 9007199254740992.0));
-}
 /* A signed small offset: +-10^U(-7, -1), exactly 0 one time in eight. */
 static double small_offset(void)
 {

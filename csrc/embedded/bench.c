@@ -23,33 +23,11 @@
 
 #include "piperik/piperik.h"
 #include "semihost.h"
+#include "../tests/test_support.h"
 
 #ifndef BENCH_POSES
 #define BENCH_POSES 200
 #endif
-
-static int n_pass = 0, n_fail = 0;
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        if (cond) {                                     \
-            n_pass++;                                   \
-        } else {                                        \
-            n_fail++;                                   \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-        }                                               \
-    } while (0)
-
-static unsigned long long rng_state = 20261130ULL;
-static double rng_uniform(double lo, double hi)
-{
-    unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-    return lo + (hi - lo) * ((double)(z >> 11) * (1.0 / 9007199254740992.0));
-}
 
 /* ---- SysTick timing ----------------------------------------------------------------------------- */
 static double instr_per_tick;

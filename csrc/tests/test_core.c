@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "piperik/piperik.h"
+#include "test_support.h"
 
 /* Default count of random cases (the MCU builds pass a smaller one). */
 #ifndef PIK_TEST_DEFAULT_COUNT
@@ -47,34 +48,6 @@
  * than 1e-2 rad per rad, and float rounding of the pose then moves them by up to ~1e-2 rad, while
  * the solution stays FK-exact (the README, "Vendoring into firmware", accuracy). The double build checks every pose. */
 #define WELL_CONDITIONED(measure) (!PIK_FLOAT || (measure) > 1e-2)
-
-static int n_pass = 0, n_fail = 0;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (cond) {                                                       \
-            n_pass++;                                                     \
-        } else {                                                          \
-            n_fail++;                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                   \
-            printf(__VA_ARGS__);                                          \
-            printf("\n");                                                 \
-        }                                                                 \
-    } while (0)
-
-/* splitmix64: a small deterministic generator, so runs are reproducible from the seed. */
-static unsigned long long rng_state;
-static unsigned long long rng_next(void)
-{
-    unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-static double rng_uniform(double lo, double hi)
-{
-    return lo + (hi - lo) * ((double)(rng_next() >> 11) * (1.0 / 9007199254740992.0));
-}
 
 /* ---- long double reference kinematics ---------------------------------------------------------- */
 typedef long double ld;

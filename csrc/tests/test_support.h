@@ -1,0 +1,44 @@
+/*
+ * What the C test programs share (csrc/tests/test_core.c, csrc/embedded/accuracy.c,
+ * csrc/embedded/bench.c): pass/fail counting and a seeded generator. Each program is one
+ * translation unit that includes this once; the counters are that program's own.
+ */
+#ifndef PIK_TEST_SUPPORT_H
+#define PIK_TEST_SUPPORT_H
+
+#include <stdio.h>
+
+static int n_pass = 0, n_fail = 0;
+
+/* Counts a check and prints the failing ones with their location and a printf-style message. */
+#define CHECK(cond, ...)                                \
+    do {                                                \
+        if (cond) {                                     \
+            n_pass++;                                   \
+        } else {                                        \
+            n_fail++;                                   \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+            printf(__VA_ARGS__);                        \
+            printf("\n");                               \
+        }                                               \
+    } while (0)
+
+/* splitmix64: small and deterministic, so every run is reproducible from its seed on any target
+ * (the C library's rand() differs between glibc and newlib). Seed by assigning rng_state. */
+static unsigned long long rng_state = 20261130ULL;
+
+static inline unsigned long long rng_next(void)
+{
+    unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi), from the top 53 bits. */
+static inline double rng_uniform(double lo, double hi)
+{
+    return lo + (hi - lo) * ((double)(rng_next() >> 11) * (1.0 / 9007199254740992.0));
+}
+
+#endif /* PIK_TEST_SUPPORT_H */
