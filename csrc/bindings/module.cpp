@@ -836,17 +836,6 @@ class Arm7 {
         return a;
     }
 
-    static void check_weights(const JointArg &w)
-    {
-        if (w.data) {
-            for (int j = 0; j < 7; ++j) {
-                if (w.data[j] < 0.0) {
-                    throw py::value_error("weights: must be >= 0");
-                }
-            }
-        }
-    }
-
     static py::list intervals(const pik_psi_set &S)
     {
         py::list out;

@@ -45,14 +45,6 @@ typedef struct joint_sc {
     pik_real c[6];
 } joint_sc;
 
-/* Wraps an angle in (-4pi, 4pi) into (-pi, pi] without branches (they mispredict on random
- * poses): a - 2pi k with k = ceil(a/2pi - 1/2), ceil taken as 3 - trunc(3.5 - a/2pi). */
-static pik_real wrap_pi(pik_real a)
-{
-    pik_real k = (pik_real)(3L - (long)(PIK_R(3.5) - a * (1 / PIK_TWO_PI)));
-    return a - k * PIK_TWO_PI;
-}
-
 /* Flange pose from the sines and cosines of theta (not q). R row-major. */
 static void compose(const pik_arm6_model *m, const joint_sc *j, pik_real R[9], pik_real p[3])
 {
@@ -94,17 +86,6 @@ static void joint_sincos(const pik_arm6_model *m, const pik_real q_rad[6], joint
     }
 }
 
-static int finite6(const pik_real q[6])
-{
-    int i;
-    for (i = 0; i < 6; ++i) {
-        if (!(pik_fabs(q[i]) <= PIK_REAL_BIG)) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 int pik_arm6_model_check(const pik_arm6_model *m)
 {
     int i;
@@ -139,7 +120,7 @@ int pik_arm6_fk(const pik_arm6_model *m, const pik_real q_rad[6], pik_real T_out
     if (m == 0 || q_rad == 0 || T_out == 0) {
         return PIK_ERR_NULL;
     }
-    if (!finite6(q_rad)) {
+    if (!pik_finite_n(q_rad, 6)) {
         return PIK_ERR_NONFINITE;
     }
     joint_sincos(m, q_rad, &j);
@@ -161,7 +142,7 @@ int pik_arm6_wrist_center(const pik_arm6_model *m, const pik_real q_rad[6], pik_
     if (m == 0 || q_rad == 0 || p_out_m == 0) {
         return PIK_ERR_NULL;
     }
-    if (!finite6(q_rad)) {
+    if (!pik_finite_n(q_rad, 6)) {
         return PIK_ERR_NONFINITE;
     }
     joint_sincos(m, q_rad, &j);
@@ -213,23 +194,17 @@ static int self_check(const pik_arm6_model *m, const joint_sc *j, const pik_real
     return *pos_err <= PIK_SELFCHECK_POS_TOL_M && *rot_err <= PIK_SELFCHECK_ROT_TOL_RAD;
 }
 
-/* 1 when lo - tol <= q <= hi + tol, without branches (joints are checked for every solution). */
-static int within(pik_real q, pik_real lo, pik_real hi)
-{
-    return (q >= lo - PIK_LIMIT_TOL_RAD) & (q <= hi + PIK_LIMIT_TOL_RAD);
-}
-
 /* True when q, q + 2pi or q - 2pi lies within [lo, hi] (the selection may shift a joint by 2pi). */
 static int admissible(pik_real q, pik_real lo, pik_real hi)
 {
-    return within(q, lo, hi) | within(q + PIK_TWO_PI, lo, hi) | within(q - PIK_TWO_PI, lo, hi);
+    return pik_within(q, lo, hi) | pik_within(q + PIK_TWO_PI, lo, hi) | pik_within(q - PIK_TWO_PI, lo, hi);
 }
 
 /* q = theta - offset in [-pi, pi]. theta is already in [-pi, pi], so joints without an offset (a
  * model constant: the branch always goes the same way) need no wrap. */
 static pik_real joint_angle(const pik_arm6_model *m, int i, pik_real theta)
 {
-    return m->theta_offset_rad[i] == 0 ? theta : wrap_pi(theta - m->theta_offset_rad[i]);
+    return m->theta_offset_rad[i] == 0 ? theta : pik_wrap_pi(theta - m->theta_offset_rad[i]);
 }
 
 /* Emits the solutions of one arm configuration: theta[0..2] shared, and one or two wrists. The
@@ -248,8 +223,8 @@ static void emit_arm(const pik_arm6_model *m, const pik_real theta[6], int n_wri
     for (i = 0; i < 3; ++i) {
         q_arm[i] = joint_angle(m, i, theta[i]);
     }
-    arm_in = within(q_arm[0], m->lower_rad[0], m->upper_rad[0]) & within(q_arm[1], m->lower_rad[1], m->upper_rad[1]) &
-             within(q_arm[2], m->lower_rad[2], m->upper_rad[2]);
+    arm_in = pik_within(q_arm[0], m->lower_rad[0], m->upper_rad[0]) & pik_within(q_arm[1], m->lower_rad[1], m->upper_rad[1]) &
+             pik_within(q_arm[2], m->lower_rad[2], m->upper_rad[2]);
     th_wrist[0][0] = theta[3];
     th_wrist[0][1] = theta[4];
     th_wrist[0][2] = theta[5];
@@ -266,9 +241,9 @@ static void emit_arm(const pik_arm6_model *m, const pik_real theta[6], int n_wri
         sol->q_rad[4] = joint_angle(m, 4, th_wrist[w][1]);
         sol->q_rad[5] = joint_angle(m, 5, th_wrist[w][2]);
         sol->q_rad[6] = 0.0;
-        in = arm_in & within(sol->q_rad[3], m->lower_rad[3], m->upper_rad[3]) &
-             within(sol->q_rad[4], m->lower_rad[4], m->upper_rad[4]) &
-             within(sol->q_rad[5], m->lower_rad[5], m->upper_rad[5]);
+        in = arm_in & pik_within(sol->q_rad[3], m->lower_rad[3], m->upper_rad[3]) &
+             pik_within(sol->q_rad[4], m->lower_rad[4], m->upper_rad[4]) &
+             pik_within(sol->q_rad[5], m->lower_rad[5], m->upper_rad[5]);
         sol->flags = flags | (w ? PIK_FLAG_WRIST_FLIP : 0u) | (in ? PIK_FLAG_IN_LIMITS : 0u);
         sol->pos_err_m = pos_err;
         sol->rot_err_rad = rot_err;
@@ -286,21 +261,6 @@ static void wrist_theta6(joint_sc *j, const pik_real r[9])
 {
     j->s[5] = -j->s[3] * r[0] + j->c[3] * r[6];
     j->c[5] = j->c[3] * j->c[4] * r[0] + j->s[4] * r[3] + j->s[3] * j->c[4] * r[6];
-}
-
-/* Angles of (near-)unit (sin, cos) pairs, all at once: independent calls back to back let the CPU
- * overlap their latencies, which it cannot do when each is interleaved with dependent algebra. */
-static void atan2_unit_many(const pik_real *s, const pik_real *c, pik_real *out, int n)
-{
-    int i = 0;
-#ifdef PIK_HAVE_ATAN2_UNIT_X2
-    for (; i + 1 < n; i += 2) {
-        pik_atan2_unit_x2(s + i, c + i, out + i);
-    }
-#endif
-    for (; i < n; ++i) {
-        out[i] = pik_atan2_unit_r(s[i], c[i]);
-    }
 }
 
 int pik_arm6_ik(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad, pik_solution_set *out)
@@ -337,7 +297,7 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
     if (m == 0 || T == 0) {
         return PIK_ERR_NULL;
     }
-    if (seed_q_rad != 0 && !finite6(seed_q_rad)) {
+    if (seed_q_rad != 0 && !pik_finite_n(seed_q_rad, 6)) {
         return PIK_ERR_NONFINITE;
     }
     status = pik_pose_check(T, R, p, 0);
@@ -433,7 +393,7 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
     ys[n_arms] = s1;        xs[n_arms] = c1;
     ys[n_arms + 1] = s3[0]; xs[n_arms + 1] = c3[0];
     ys[n_arms + 2] = s3[1]; xs[n_arms + 2] = c3[1];
-    atan2_unit_many(ys, xs, arm_angles, n_arms + 3);
+    pik_atan2_unit_many(ys, xs, arm_angles, n_arms + 3);
 
     /* With PIK_IK_ONLY_IN_LIMITS, arm configurations whose q1..q3 cannot meet the limits stop
      * here: their wrists are never solved. */
@@ -512,7 +472,7 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
         ys[3 * ai + 1] = j->s[4]; xs[3 * ai + 1] = j->c[4];
         ys[3 * ai + 2] = j->s[5]; xs[3 * ai + 2] = j->c[5];
     }
-    atan2_unit_many(ys, xs, wrist_angles, 3 * n_kept);
+    pik_atan2_unit_many(ys, xs, wrist_angles, 3 * n_kept);
 
     /* 6. Self-check each arm configuration and emit it with its wrist flip. */
     for (ai = 0; ai < n_kept; ++ai) {
@@ -541,7 +501,7 @@ uint32_t pik_arm6_branch(const pik_arm6_model *m, const pik_real q_rad[6])
 {
     pik_real s2, c2, s3, c3, s5, c5, u, v, L, ca;
     uint32_t b = 0u;
-    if (m == 0 || q_rad == 0 || !finite6(q_rad)) {
+    if (m == 0 || q_rad == 0 || !pik_finite_n(q_rad, 6)) {
         return 0u;
     }
     /* only joints 2, 3 and 5 decide the branch */
@@ -569,7 +529,7 @@ pik_real pik_arm6_singularity(const pik_arm6_model *m, const pik_real q_rad[6])
 {
     joint_sc j;
     pik_real u, v, rho, L, ca, wc_x, wc_y, reach, meas;
-    if (m == 0 || q_rad == 0 || !finite6(q_rad)) {
+    if (m == 0 || q_rad == 0 || !pik_finite_n(q_rad, 6)) {
         return 0.0;
     }
     joint_sincos(m, q_rad, &j);

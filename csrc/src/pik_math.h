@@ -29,4 +29,32 @@
 #define PIK_PI PIK_R(3.14159265358979323846)
 #define PIK_TWO_PI PIK_R(6.28318530717958647692)
 
+/* ---- small helpers shared by the solvers (static inline: no call, no unused-function warning) */
+
+/* Wraps an angle in (-4pi, 4pi) into (-pi, pi] without branches (they mispredict on random
+ * poses): a - 2pi k with k = ceil(a/2pi - 1/2), ceil taken as 3 - trunc(3.5 - a/2pi). */
+static inline pik_real pik_wrap_pi(pik_real a)
+{
+    pik_real k = (pik_real)(3L - (long)(PIK_R(3.5) - a * (1 / PIK_TWO_PI)));
+    return a - k * PIK_TWO_PI;
+}
+
+/* 1 when every v[i] is finite and at most PIK_REAL_BIG in magnitude (false for NaN). */
+static inline int pik_finite_n(const pik_real *v, int n)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        if (!(pik_fabs(v[i]) <= PIK_REAL_BIG)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* 1 when lo - tol <= q <= hi + tol, without branches (joints are checked for every solution). */
+static inline int pik_within(pik_real q, pik_real lo, pik_real hi)
+{
+    return (q >= lo - PIK_LIMIT_TOL_RAD) & (q <= hi + PIK_LIMIT_TOL_RAD);
+}
+
 #endif /* PIK_MATH_H */

@@ -4,7 +4,11 @@
 #include "piperik/pik_status.h"
 #include "pik_select_internal.h"
 
-#define PIK_DEFAULT_CONTINUOUS_STEP_RAD PIK_R(0.1)
+int pik_select_options_valid(const pik_select_options *o)
+{
+    return o->limit_margin_rad >= 0 && o->soft_limit_margin_rad >= 0 && o->limit_penalty >= 0 &&
+           o->singularity_penalty >= 0 && o->branch_switch_penalty >= 0 && o->max_step_rad >= 0;
+}
 
 void pik_selection_clear(pik_selection *sel)
 {
@@ -47,7 +51,7 @@ static pik_real nearest_equivalent(pik_real q, pik_real lo, pik_real hi, pik_rea
     int k;
     for (k = -1; k <= 1; k += 2) {
         alt = q + k * PIK_TWO_PI;
-        if (alt >= lo - PIK_LIMIT_TOL_RAD && alt <= hi + PIK_LIMIT_TOL_RAD &&
+        if (pik_within(alt, lo, hi) &&
             pik_fabs(alt - target) < pik_fabs(best - target)) {
             best = alt;
         }
@@ -77,8 +81,7 @@ int pik_select(const pik_solution_set *set, const pik_real *lower_rad, const pik
     }
     dof = set->dof;
     if (dof < 1 || dof > PIK_MAX_DOF || set->count < 0 || set->count > PIK_MAX_SOLUTIONS ||
-        !(o->limit_margin_rad >= 0) || !(o->soft_limit_margin_rad >= 0) || !(o->limit_penalty >= 0) ||
-        !(o->singularity_penalty >= 0) || !(o->branch_switch_penalty >= 0) || !(o->max_step_rad >= 0)) {
+        !pik_select_options_valid(o)) {
         return PIK_ERR_BAD_ARGUMENT;
     }
     if (set->count == 0) {
@@ -95,7 +98,7 @@ int pik_select(const pik_solution_set *set, const pik_real *lower_rad, const pik
             /* Cheap rejection first (most solutions violate some limit): comparisons only. */
             for (j = 0; j < dof; ++j) {
                 pik_real qj = set->sol[i].q_rad[j];
-                inside &= (qj >= lower_rad[j] - PIK_LIMIT_TOL_RAD) & (qj <= upper_rad[j] + PIK_LIMIT_TOL_RAD);
+                inside &= pik_within(qj, lower_rad[j], upper_rad[j]);
             }
             if (!inside) {
                 continue;

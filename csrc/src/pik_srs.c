@@ -127,23 +127,6 @@ static void mul33_nt(const pik_real A[9], const pik_real B[9], pik_real C[9])
     }
 }
 
-static pik_real wrap_pi(pik_real a)
-{
-    pik_real k = (pik_real)(3L - (long)(PIK_R(3.5) - a * (1 / PIK_TWO_PI)));
-    return a - k * PIK_TWO_PI;
-}
-
-static int finite_n(const pik_real *v, int n)
-{
-    int i;
-    for (i = 0; i < n; ++i) {
-        if (!(pik_fabs(v[i]) <= PIK_REAL_BIG)) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* T_a * T_b for 4x4 row-major rigid transforms. */
 static void mul44(const pik_real A[16], const pik_real B[16], pik_real C[16])
 {
@@ -174,7 +157,7 @@ static pik_real theta_of_q(const pik_srs_model *m, int i, pik_real q) { return m
  * constant, so the branch is predictable) need no wrap. */
 static pik_real q_of_theta(const pik_srs_model *m, int i, pik_real theta)
 {
-    return m->offset_rad[i] == 0 ? m->sign[i] * theta : wrap_pi(m->sign[i] * (theta - m->offset_rad[i]));
+    return m->offset_rad[i] == 0 ? m->sign[i] * theta : pik_wrap_pi(m->sign[i] * (theta - m->offset_rad[i]));
 }
 
 int pik_srs_model_check(const pik_srs_model *m)
@@ -208,9 +191,9 @@ int pik_srs_model_check(const pik_srs_model *m)
     return PIK_OK;
 }
 
-/* Canonical FK of frame 7 from joint sines/cosines: R07 and its origin; also R03 and W. */
+/* Canonical FK of frame 7 from joint sines/cosines: R07 and its origin; also R03 when asked. */
 static void canonical_fk(const pik_srs_model *m, const pik_real s[7], const pik_real c[7], pik_real R07[9], pik_real p7[3],
-                         pik_real R03_out[9], pik_real W_out[3])
+                         pik_real R03_out[9])
 {
     const pik_real d[7] = {m->d_bs_m, 0, m->d_se_m, 0, m->d_ew_m, 0, m->d_wf_m};
     pik_real R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0}, Rn[9];
@@ -224,12 +207,6 @@ static void canonical_fk(const pik_srs_model *m, const pik_real s[7], const pik_
         memcpy(R, Rn, sizeof R);
         if (i == 2 && R03_out) {
             memcpy(R03_out, R, sizeof R);
-        }
-        if (i == 4 && W_out) {
-            /* frame 4's origin + d_ew along its z: the wrist centre (frame 5 and 6 origins) */
-            for (k = 0; k < 3; ++k) {
-                W_out[k] = p[k];
-            }
         }
     }
     memcpy(R07, R, sizeof R);
@@ -253,11 +230,11 @@ int pik_srs_fk(const pik_srs_model *m, const pik_real q_rad[7], pik_real T_out[1
     if (m == 0 || q_rad == 0 || T_out == 0) {
         return PIK_ERR_NULL;
     }
-    if (!finite_n(q_rad, 7)) {
+    if (!pik_finite_n(q_rad, 7)) {
         return PIK_ERR_NONFINITE;
     }
     joint_sincos7(m, q_rad, s, c);
-    canonical_fk(m, s, c, R, p, 0, 0);
+    canonical_fk(m, s, c, R, p, 0);
     for (r = 0; r < 3; ++r) {
         Tc[4 * r] = R[3 * r];
         Tc[4 * r + 1] = R[3 * r + 1];
@@ -500,11 +477,6 @@ static pik_real srs_singularity(pik_real s2, pik_real s4, pik_real s6)
     return m < c ? m : c;
 }
 
-static int within(pik_real q, pik_real lo, pik_real hi)
-{
-    return (q >= lo - PIK_LIMIT_TOL_RAD) & (q <= hi + PIK_LIMIT_TOL_RAD);
-}
-
 /* Emits the GC2 x GC6 solutions of one arm in branch_mask. */
 static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_mask, pik_solution_set *out)
 {
@@ -536,27 +508,13 @@ static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_m
             sol = &out->sol[out->count++];
             for (i = 0; i < 7; ++i) {
                 sol->q_rad[i] = q_of_theta(m, i, th[i]);
-                in &= within(sol->q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+                in &= pik_within(sol->q_rad[i], m->lower_rad[i], m->upper_rad[i]);
             }
             sol->flags = flags | (in ? PIK_FLAG_IN_LIMITS : 0u);
             sol->pos_err_m = A->pos_err;
             sol->rot_err_rad = A->rot_err;
             sol->singularity = srs_singularity(A->s[1], A->s[3], A->s[5]);
         }
-    }
-}
-
-/* Angles of (near-)unit sine/cosine pairs, batched so the CPU overlaps them (see pik_arm6.c). */
-static void atan2_unit_many(const pik_real *sn, const pik_real *cs, pik_real *out, int n)
-{
-    int i = 0;
-#ifdef PIK_HAVE_ATAN2_UNIT_X2
-    for (; i + 1 < n; i += 2) {
-        pik_atan2_unit_x2(sn + i, cs + i, out + i);
-    }
-#endif
-    for (; i < n; ++i) {
-        out[i] = pik_atan2_unit_r(sn[i], cs[i]);
     }
 }
 
@@ -585,7 +543,7 @@ static int solve_at_psi(const pik_srs_model *m, const srs_pose *P, pik_real psi,
         }
         n += 7;
     }
-    atan2_unit_many(sn, cs, th, n);
+    pik_atan2_unit_many(sn, cs, th, n);
     n = 0;
     for (g = 0; g < 2; ++g) {
         if (used[g]) {
@@ -613,7 +571,7 @@ int pik_srs_ik(const pik_srs_model *m, const pik_real T[16], pik_real psi_rad, c
     if (m == 0 || T == 0) {
         return PIK_ERR_NULL;
     }
-    if (!(pik_fabs(psi_rad) <= PIK_R(1e6)) || (seed_q_rad && !finite_n(seed_q_rad, 7))) {
+    if (!(pik_fabs(psi_rad) <= PIK_R(1e6)) || (seed_q_rad && !pik_finite_n(seed_q_rad, 7))) {
         return PIK_ERR_NONFINITE;
     }
     st = prepare_pose(m, T, &P);
@@ -631,11 +589,11 @@ int pik_srs_arm_angle(const pik_srs_model *m, const pik_real q_rad[7], pik_real 
     if (m == 0 || q_rad == 0 || psi_rad_out == 0) {
         return PIK_ERR_NULL;
     }
-    if (!finite_n(q_rad, 7)) {
+    if (!pik_finite_n(q_rad, 7)) {
         return PIK_ERR_NONFINITE;
     }
     joint_sincos7(m, q_rad, s, c);
-    canonical_fk(m, s, c, R07, p7, R03, W);
+    canonical_fk(m, s, c, R07, p7, R03);
     for (k = 0; k < 3; ++k) {
         W[k] = p7[k] - m->d_wf_m * R07[3 * k + 2];
         xsw[k] = W[k];
@@ -649,7 +607,7 @@ int pik_srs_arm_angle(const pik_srs_model *m, const pik_real q_rad[7], pik_real 
     for (k = 0; k < 3; ++k) {
         u[k] = xsw[k] / L;
     }
-    t4 = wrap_pi(theta_of_q(m, 3, q_rad[3]));
+    t4 = pik_wrap_pi(theta_of_q(m, 3, q_rad[3]));
     gc4 = t4 >= 0 ? 1 : -1;
     reference_r03(m, xsw, L, gc4, c[3], pik_fabs(s[3]), &sing, Rref);
     /* M = R03(q) R03ref^T = Rot(u, psi): sin psi = u . vee(M - M^T) / 2, cos psi = (tr M - 1) / 2. */
@@ -679,8 +637,8 @@ static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
     gam = pik_atan2_r(b, a);
     h = pik_sqrt((r - c) * (r + c));
     t = pik_atan2_r(-c, h);
-    out[0] = wrap_pi(t - gam);
-    out[1] = wrap_pi(PIK_PI - t - gam);
+    out[0] = pik_wrap_pi(t - gam);
+    out[1] = pik_wrap_pi(PIK_PI - t - gam);
     return 2;
 }
 
@@ -883,7 +841,7 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
             int n_ss, n_sw, g2, g6, k;
             pik_psi_set js[2][3], jw[2][3];
             q4 = q_of_theta(m, 3, PIK_ATAN2((g ? -1 : 1) * P.s4, P.c4));
-            if (!within(q4, m->lower_rad[3], m->upper_rad[3])) {
+            if (!pik_within(q4, m->lower_rad[3], m->upper_rad[3])) {
                 continue;
             }
             /* R03(psi) = As sin + Bs cos + Cs: As = [u]x R03ref, Bs = (I - u u^T) R03ref, Cs = u u^T R03ref. */
@@ -956,7 +914,7 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
     if (union_out) {
         *union_out = all;
     }
-    return st == PIK_OK || st == PIK_UNREACHABLE ? st : st;
+    return st;
 }
 
 /* ---------------------------------------------------------------- choosing psi */
@@ -981,7 +939,7 @@ static void arm_thetas(const srs_pose *P, int g, pik_real psi, pik_real th[7], p
     sn[3] = R47[5] * i6;  cs[3] = R47[2] * i6;
     sn[4] = n6;           cs[4] = R47[8];
     sn[5] = R47[7] * i6;  cs[5] = -R47[6] * i6;
-    atan2_unit_many(sn, cs, out, 6);
+    pik_atan2_unit_many(sn, cs, out, 6);
     th[0] = out[0]; th[1] = out[1]; th[2] = out[2];
     th[3] = pik_atan2_unit_r((g ? -1 : 1) * P->s4, P->c4);
     th[4] = out[3]; th[5] = out[4]; th[6] = out[5];
@@ -1021,14 +979,14 @@ static pik_real branch_cost(srs_cost_ctx *X, int b, const pik_real th_rep[7], pi
         pik_real q = q_of_theta(m, j, th[j]), lo = m->lower_rad[j], hi = m->upper_rad[j], mj;
         if (X->qc) { /* a joint may take q +- 2pi where its range allows */
             pik_real alt1 = q + PIK_TWO_PI, alt2 = q - PIK_TWO_PI;
-            if (within(alt1, lo, hi) && pik_fabs(alt1 - X->qc[j]) < pik_fabs(q - X->qc[j])) {
+            if (pik_within(alt1, lo, hi) && pik_fabs(alt1 - X->qc[j]) < pik_fabs(q - X->qc[j])) {
                 q = alt1;
             }
-            if (within(alt2, lo, hi) && pik_fabs(alt2 - X->qc[j]) < pik_fabs(q - X->qc[j])) {
+            if (pik_within(alt2, lo, hi) && pik_fabs(alt2 - X->qc[j]) < pik_fabs(q - X->qc[j])) {
                 q = alt2;
             }
         }
-        if (!within(q, lo, hi)) {
+        if (!pik_within(q, lo, hi)) {
             return PIK_HUGE;
         }
         q = q < lo ? lo : (q > hi ? hi : q);
@@ -1149,7 +1107,7 @@ static void widest_interval(const pik_psi_set *S, pik_real *width, pik_real *cen
         }
         if (hi - lo > *width) {
             *width = hi - lo;
-            *centre = wrap_pi(PIK_R(0.5) * (lo + hi));
+            *centre = pik_wrap_pi(PIK_R(0.5) * (lo + hi));
         }
     }
 }
@@ -1260,10 +1218,8 @@ int pik_srs_select(const pik_srs_model *m, const pik_real T[16], const pik_real 
         return PIK_ERR_NULL;
     }
     pik_selection_clear(sel);
-    if ((q_current_rad && !finite_n(q_current_rad, 7)) ||
-        (opts && (!(opts->limit_margin_rad >= 0) || !(opts->soft_limit_margin_rad >= 0) ||
-                  !(opts->limit_penalty >= 0) || !(opts->singularity_penalty >= 0) ||
-                  !(opts->branch_switch_penalty >= 0) || !(opts->max_step_rad >= 0)))) {
+    if ((q_current_rad && !pik_finite_n(q_current_rad, 7)) ||
+        (opts && !pik_select_options_valid(opts))) {
         return PIK_ERR_BAD_ARGUMENT;
     }
     if (policy == PIK_PSI_GIVEN && !(pik_fabs(*psi_rad_inout) <= PIK_R(1e6))) {
@@ -1281,7 +1237,7 @@ int pik_srs_select(const pik_srs_model *m, const pik_real T[16], const pik_real 
     X.qc = policy == PIK_PSI_NEAREST || policy == PIK_PSI_GIVEN ? q_current_rad : 0;
     X.o = opts ? opts : &zero_opts;
     X.use_margin = X.qc == 0;
-    X.continuous = X.o->continuous_step_rad > 0 ? X.o->continuous_step_rad : PIK_R(0.1);
+    X.continuous = X.o->continuous_step_rad > 0 ? X.o->continuous_step_rad : PIK_DEFAULT_CONTINUOUS_STEP_RAD;
     X.blocked = 0;
     best.found = 0;
     best.cost = PIK_HUGE;
@@ -1318,7 +1274,7 @@ int pik_srs_select(const pik_srs_model *m, const pik_real T[16], const pik_real 
         srs_best local, probe;
         pik_srs_arm_angle(m, q_current_rad, &psi_c);
         for (j = 0; j < 7; ++j) {
-            th_c[j] = wrap_pi(theta_of_q(m, j, q_current_rad[j]));
+            th_c[j] = pik_wrap_pi(theta_of_q(m, j, q_current_rad[j]));
         }
         b_c = (th_c[1] < 0) | ((th_c[3] < 0) << 1) | ((th_c[5] < 0) << 2);
         if (P.n_gc4 == 1) {
@@ -1382,14 +1338,14 @@ int pik_srs_select(const pik_srs_model *m, const pik_real T[16], const pik_real 
             pik_real qj = set.sol[0].q_rad[j], lo = m->lower_rad[j], hi = m->upper_rad[j];
             if (q_current_rad) {
                 pik_real alt1 = qj + PIK_TWO_PI, alt2 = qj - PIK_TWO_PI;
-                if (within(alt1, lo, hi) && pik_fabs(alt1 - q_current_rad[j]) < pik_fabs(qj - q_current_rad[j])) {
+                if (pik_within(alt1, lo, hi) && pik_fabs(alt1 - q_current_rad[j]) < pik_fabs(qj - q_current_rad[j])) {
                     qj = alt1;
                 }
-                if (within(alt2, lo, hi) && pik_fabs(alt2 - q_current_rad[j]) < pik_fabs(qj - q_current_rad[j])) {
+                if (pik_within(alt2, lo, hi) && pik_fabs(alt2 - q_current_rad[j]) < pik_fabs(qj - q_current_rad[j])) {
                     qj = alt2;
                 }
             }
-            inside &= within(qj, lo, hi);
+            inside &= pik_within(qj, lo, hi);
             qj = qj < lo ? lo : (qj > hi ? hi : qj);
             sel->q_rad[j] = qj;
             margin = qj - lo < margin ? qj - lo : margin;
@@ -1423,16 +1379,16 @@ int pik_srs_select(const pik_srs_model *m, const pik_real T[16], const pik_real 
 uint32_t pik_srs_branch(const pik_srs_model *m, const pik_real q_rad[7])
 {
     uint32_t b = 0u;
-    if (m == 0 || q_rad == 0 || !finite_n(q_rad, 7)) {
+    if (m == 0 || q_rad == 0 || !pik_finite_n(q_rad, 7)) {
         return 0u;
     }
-    if (wrap_pi(theta_of_q(m, 1, q_rad[1])) < 0) {
+    if (pik_wrap_pi(theta_of_q(m, 1, q_rad[1])) < 0) {
         b |= PIK_FLAG_SHOULDER_BACK;
     }
-    if (wrap_pi(theta_of_q(m, 3, q_rad[3])) < 0) {
+    if (pik_wrap_pi(theta_of_q(m, 3, q_rad[3])) < 0) {
         b |= PIK_FLAG_ELBOW_B;
     }
-    if (wrap_pi(theta_of_q(m, 5, q_rad[5])) < 0) {
+    if (pik_wrap_pi(theta_of_q(m, 5, q_rad[5])) < 0) {
         b |= PIK_FLAG_WRIST_FLIP;
     }
     return b;
@@ -1441,7 +1397,7 @@ uint32_t pik_srs_branch(const pik_srs_model *m, const pik_real q_rad[7])
 pik_real pik_srs_singularity_of(const pik_srs_model *m, const pik_real q_rad[7])
 {
     pik_real s2, c2, s4, c4, s6, c6;
-    if (m == 0 || q_rad == 0 || !finite_n(q_rad, 7)) {
+    if (m == 0 || q_rad == 0 || !pik_finite_n(q_rad, 7)) {
         return 0.0;
     }
     pik_sincos_r(theta_of_q(m, 1, q_rad[1]), &s2, &c2);

@@ -257,4 +257,19 @@ static inline void pik_atan2_unit_x2(const double *s, const double *c, double *o
 #define PIK_ATAN2 pik_atan2
 #endif
 
+/* Angles of (near-)unit (sin, cos) pairs, all at once: independent calls back to back let the CPU
+ * overlap their latencies, which it cannot do when each is interleaved with dependent algebra. */
+static inline void pik_atan2_unit_many(const pik_real *s, const pik_real *c, pik_real *out, int n)
+{
+    int i = 0;
+#ifdef PIK_HAVE_ATAN2_UNIT_X2
+    for (; i + 1 < n; i += 2) {
+        pik_atan2_unit_x2(s + i, c + i, out + i);
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = pik_atan2_unit_r(s[i], c[i]);
+    }
+}
+
 #endif /* PIK_TRIG_IMPL_H */
