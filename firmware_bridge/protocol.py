@@ -13,6 +13,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from piperik import _core
+from piperik.poses import MDEG_PER_RAD, q_to_mdeg  # re-exported: the wire's joint unit
 
 C = _core.PROTO  #: constants of csrc/include/piperik/pik_proto.h
 VERSION: int = C["VERSION"]
@@ -31,7 +32,6 @@ NACK_REASONS = {C["NACK_CRC"]: "CRC", C["NACK_LEN"]: "LEN", C["NACK_VER"]: "VER"
                 C["NACK_DISABLED"]: "DISABLED", C["NACK_NO_IK"]: "NO_IK"}
 FAULT_BITS = {C["FAULT_WATCHDOG"]: "WATCHDOG", C["FAULT_LIMIT"]: "LIMIT", C["FAULT_ESTOP"]: "ESTOP",
               C["FAULT_RX_OVERFLOW"]: "RX_OVERFLOW"}
-MDEG_PER_RAD = 180_000.0 / np.pi
 
 
 def crc16(data: bytes) -> int:
@@ -53,13 +53,6 @@ class Parser:
     def feed(self, data: bytes) -> List[Tuple]:
         """Returns [("frame", type, seq, payload) | ("error", reason_code, seq)] in arrival order."""
         return self._p.feed(bytes(data))
-
-
-def q_to_mdeg(q_rad: Sequence[float]) -> np.ndarray:
-    q = np.asarray(q_rad, dtype=float)
-    if not np.all(np.isfinite(q)):
-        raise ValueError("q: contains NaN or infinity")
-    return np.rint(q * MDEG_PER_RAD).astype(np.int64)
 
 
 # ------------------------------------------------------------------------------------------ payloads

@@ -24,6 +24,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Union
 
 import numpy as np
 
+from piperik.poses import UM_PER_M, _vector, q_to_mdeg  # the package's own argument checks and units
+
 from . import protocol as P
 
 try:
@@ -131,6 +133,7 @@ class Streamer:
         self.device_state: Optional[int] = None
         self.device_faults: int = 0
         self.device_q_mdeg: Optional[tuple] = None
+        self._last_state: Optional[P.State] = None  # the latest STATE frame, as decoded
         self.boot: Optional[P.Boot] = None
         self.needs_enable = True
         self._ser: Optional["serial.Serial"] = None
@@ -191,9 +194,9 @@ class Streamer:
         if previous is not None and (self.boot.boot_count != previous.boot_count):
             self.stats.resets += 1  # the device restarted while we were away
         self._boot_seen_event = False
-        if self.boot is not None and self.boot.proto_ver != P.VERSION:
+        if self.boot.proto_ver != P.VERSION:
             raise BridgeError(f"device speaks protocol {self.boot.proto_ver}, host {P.VERSION}")
-        self.needs_enable = self.device_state != 1
+        self.needs_enable = self.device_state != P.C["STATE_ENABLED"]
 
     def _reconnect(self, why: str) -> None:
         """Back-off reconnect; afterwards motion needs an explicit enable()."""
@@ -268,15 +271,16 @@ class Streamer:
                         self.stats.acked += 1
         elif isinstance(msg, P.Nack):
             self._replies[msg.seq] = msg
-            self.nacks.append((msg.seq, P.NACK_REASONS.get(msg.reason, str(msg.reason))))
             reason = P.NACK_REASONS.get(msg.reason, str(msg.reason))
+            self.nacks.append((msg.seq, reason))
             if self._outstanding.pop(msg.seq, None) is not None:
                 self.stats.nacked[reason] = self.stats.nacked.get(reason, 0) + 1
-            elif msg.seq == 0xFFFF:
+            elif msg.seq == P.C["SEQ_UNKNOWN"]:
                 self.stats.broken_frames_reported += 1  # the device saw a frame it could not read
         elif isinstance(msg, P.State):
             self.device_state, self.device_faults, self.device_q_mdeg = msg.state, msg.faults, msg.q_mdeg
-            if msg.state != 1:
+            self._last_state = msg
+            if msg.state != P.C["STATE_ENABLED"]:
                 self.needs_enable = True
         elif isinstance(msg, P.Boot):
             if self.boot is not None:  # any BOOT after the first one we saw is a reset
@@ -337,16 +341,15 @@ class Streamer:
         self._write(P.encode(P.HEARTBEAT, self._next_seq(), P.heartbeat(self._host_us())))
 
     def state(self) -> Optional[P.State]:
-        """Ask for the device's state (GET_STATE) and wait for it."""
-        self.device_q_mdeg = None
+        """Ask for the device's state (GET_STATE) and wait for it: the STATE frame as decoded, or None
+        when none arrives within reply_timeout_s."""
+        self._last_state = None
         self._request(P.GET_STATE, b"")
         deadline = time.monotonic() + self.reply_timeout_s
-        while self.device_q_mdeg is None and time.monotonic() < deadline:
+        while self._last_state is None and time.monotonic() < deadline:
             self.poll()
             time.sleep(0.0005)
-        if self.device_q_mdeg is None:
-            return None
-        return P.State(self.device_state, self.device_faults, 0, self.device_q_mdeg)
+        return self._last_state
 
     def send_setpoint(self, q_mdeg: Iterable[int], t_mcu_us: int = 0) -> int:
         """Send one SETPOINT now (latest-value, never resent) and return its seq."""
@@ -359,9 +362,9 @@ class Streamer:
 
     def send_pose(self, xyz_m, rpy_rad, t_mcu_us: int = 0) -> int:
         """A POSE_SETPOINT: the device solves piperik's IK itself (flange pose, R = Rz Ry Rx)."""
+        xyz_um = np.rint(_vector(xyz_m, 3, "xyz_m") * UM_PER_M).astype(np.int64)
+        rpy_mdeg = q_to_mdeg(_vector(rpy_rad, 3, "rpy_rad"))
         seq = self._next_seq()
-        xyz_um = np.rint(np.asarray(xyz_m, dtype=float) * 1e6).astype(int)
-        rpy_mdeg = np.rint(np.degrees(np.asarray(rpy_rad, dtype=float)) * 1000).astype(int)
         self._write(P.encode(P.POSE_SETPOINT, seq, P.pose_setpoint(xyz_um, rpy_mdeg, t_mcu_us)))
         self._outstanding[seq] = time.monotonic()
         self.stats.sent += 1

@@ -359,9 +359,20 @@ def test_pose_setpoint_runs_ik_on_the_device(sim):
         xyz, rpy = piperik.pose_to_xyz_rpy(T)
         link.send_pose(xyz, rpy)
         assert _wait_for(lambda: link.stats.acked == 1, 1.0, link), link.stats.summary()
-        q_dev = np.radians(np.asarray(link.state().q_mdeg) / 1000.0)
+        state = link.state()
+        assert state is not None and state.mcu_us > 0, state  # the device's clock, not a placeholder
+        q_dev = np.radians(np.asarray(state.q_mdeg) / 1000.0)
         dp = np.linalg.norm(arm.fk(q_dev)[:3, 3] - T[:3, 3])
         assert dp < 1e-4, f"device IK lands {dp * 1e3:.3f} mm away (millidegree rounding allows ~0.02 mm)"
+        # a pose that is not a pose is refused on the host, before anything is sent
+        sent = link.stats.sent
+        with pytest.raises(ValueError, match="xyz_m"):
+            link.send_pose([np.nan, 0.0, 0.3], rpy)
+        with pytest.raises(ValueError, match="rpy_rad"):
+            link.send_pose(xyz, [0.0, np.inf, 0.0])
+        with pytest.raises(ValueError, match="rpy_rad"):
+            link.send_pose(xyz, [0.0, 0.0])
+        assert link.stats.sent == sent
 
 
 def test_cli_stream_demo(sim):
