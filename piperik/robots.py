@@ -27,18 +27,13 @@ SelectOptions = _core.SelectOptions
 _DEFAULT_OPTIONS = SelectOptions()  # passing an object is ~0.4 us faster than None through pybind11
 
 
-def _options(options, weights, limit_margin: float):
-    """The SelectOptions for a call: ``options`` with ``weights`` / ``limit_margin`` folded in."""
-    if weights is None and limit_margin == 0.0:
-        return _DEFAULT_OPTIONS if options is None else options
-    base = options if options is not None else _DEFAULT_OPTIONS
-    return SelectOptions(
-        weights=base.weights if weights is None else weights,
-        limit_margin_rad=base.limit_margin_rad if limit_margin == 0.0 else limit_margin,
-        soft_limit_margin_rad=base.soft_limit_margin_rad, limit_penalty=base.limit_penalty,
-        singularity_margin=base.singularity_margin, singularity_penalty=base.singularity_penalty,
-        branch_switch_penalty=base.branch_switch_penalty, continuous_step_rad=base.continuous_step_rad,
-        max_step_rad=base.max_step_rad)
+def _options(options, weights, limit_margin: Optional[float]):
+    """The SelectOptions for a call: ``options`` with ``weights`` / ``limit_margin`` folded in
+    (None leaves the field of ``options``, or of the defaults, as it is)."""
+    base = _DEFAULT_OPTIONS if options is None else options
+    if weights is None and limit_margin is None:
+        return base
+    return base.replace(weights=weights, limit_margin_rad=limit_margin)
 
 
 class PathReport(dict):
@@ -78,7 +73,7 @@ class Solution:
     q: np.ndarray                 #: joint angles [rad], each in (-pi, pi]
     flags: int                    #: raw flag bits (piperik._core.FLAGS)
     branch: str                   #: e.g. "shoulder=front elbow=A wrist=noflip"
-    singular: Tuple[str, ...]     #: subset of ("shoulder", "elbow", "wrist")
+    singular: Tuple[str, ...]     #: subset of ("shoulder", "elbow", "wrist", 7-DOF also "reference")
     in_limits: bool               #: every joint within [lower, upper]
     pos_err_m: float              #: FK self-check: position residual [m]
     rot_err_rad: float            #: FK self-check: rotation residual [rad]
@@ -91,7 +86,7 @@ class Selection:
     q: np.ndarray                 #: the chosen joint angles [rad]
     index: int                    #: 6-DOF: its row in ``ik_all(T)``; 7-DOF: the branch value 0..7
     branch: str                   #: e.g. "shoulder=front elbow=A wrist=noflip"
-    singular: Tuple[str, ...]     #: subset of ("shoulder", "elbow", "wrist")
+    singular: Tuple[str, ...]     #: subset of ("shoulder", "elbow", "wrist", 7-DOF also "reference")
     distance: float               #: weighted joint distance to q_current [rad] (0 without it)
     limit_margin_rad: float       #: smallest distance of any joint to its nearest limit [rad]
     psi: Optional[float] = None   #: 7-DOF: the chosen arm angle [rad]
@@ -172,20 +167,21 @@ class Piper:
             for i, f in enumerate(flags)
         ]
 
-    def ik(self, T, q_current=None, *, weights=None, limit_margin: float = 0.0,
+    def ik(self, T, q_current=None, *, weights=None, limit_margin: Optional[float] = None,
            options: Optional[SelectOptions] = None) -> np.ndarray:
         """The in-limit solution a controller should use, shape (6,).
 
         With ``q_current`` (6,): the one nearest to it in sum_i w_i (q_i - q_current_i)^2 (joints
         may be shifted by 2 pi where the limits allow) plus the penalties of ``options``
         (:class:`SelectOptions`: soft limit margin, singularity margin, branch switch). Without:
-        the one with the largest distance to the joint limits. ``limit_margin`` [rad] rejects
-        solutions closer than that to a limit. Raises :class:`NoSolutionError` (a ``ValueError``)
+        the one with the largest distance to the joint limits. ``limit_margin`` [rad] (default:
+        ``options.limit_margin_rad``, 0) rejects solutions closer than that to a limit. Raises
+        :class:`NoSolutionError` (a ``ValueError``)
         saying why when there is none, or when the step exceeds ``options.max_step_rad``.
         """
         return self._arm.ik(T, q_current, _options(options, weights, limit_margin))
 
-    def select(self, T, q_current=None, *, weights=None, limit_margin: float = 0.0,
+    def select(self, T, q_current=None, *, weights=None, limit_margin: Optional[float] = None,
                options: Optional[SelectOptions] = None) -> Selection:
         """Like :meth:`ik`, returning a :class:`Selection` that says which branch was taken, its
         margins, and whether the step exceeds ``options.max_step_rad`` (reported, not raised)."""
@@ -213,10 +209,10 @@ class Piper:
         return _path_result(Q, report, return_report)
 
     def _path(self, Ts, q_start, max_step_rad, keep_branch, options):
-        Q, report = self._arm.path(Ts, q_start, _options(options, None, 0.0), float(max_step_rad), bool(keep_branch))
+        Q, report = self._arm.path(Ts, q_start, _options(options, None, None), float(max_step_rad), bool(keep_branch))
         return Q, report
 
-    def ik_batch(self, Ts, q_current=None, *, weights=None, limit_margin: float = 0.0,
+    def ik_batch(self, Ts, q_current=None, *, weights=None, limit_margin: Optional[float] = None,
                  options: Optional[SelectOptions] = None, return_status: bool = False):
         """:meth:`ik` for many poses: Ts (N, 4, 4) -> (Q (N, 6), ok (N,) bool).
 
@@ -326,7 +322,7 @@ class _SrsArm:
         return _PSI_POLICIES[name]
 
     def ik(self, T, q_current=None, *, psi: Optional[float] = None, policy: Optional[str] = None,
-           weights=None, limit_margin: float = 0.0, options: Optional[SelectOptions] = None) -> np.ndarray:
+           weights=None, limit_margin: Optional[float] = None, options: Optional[SelectOptions] = None) -> np.ndarray:
         """The in-limit solution a controller should use, shape (7,); chooses psi and the branch.
 
         Default policy "nearest": the solution nearest ``q_current`` (weighted squared joint distance)
@@ -340,7 +336,7 @@ class _SrsArm:
         return self._arm.ik(T, q_current, self._policy(psi, policy), psi, _options(options, weights, limit_margin))
 
     def select(self, T, q_current=None, *, psi: Optional[float] = None, policy: Optional[str] = None,
-               weights=None, limit_margin: float = 0.0, options: Optional[SelectOptions] = None) -> Selection:
+               weights=None, limit_margin: Optional[float] = None, options: Optional[SelectOptions] = None) -> Selection:
         """Like :meth:`ik`, returning a :class:`Selection` with the branch and the chosen psi."""
         (q, flags, branch, psi_out, distance, margin, sing, step, step_joint, exceeded,
          switched) = self._arm.select(T, q_current, self._policy(psi, policy), psi,
@@ -362,18 +358,19 @@ class _SrsArm:
         return _path_result(Q, report, return_report)
 
     def _path(self, Ts, q_start, max_step_rad, keep_branch, options):
-        Q, psi, report = self._arm.path(Ts, q_start, _options(options, None, 0.0), float(max_step_rad),
+        Q, psi, report = self._arm.path(Ts, q_start, _options(options, None, None), float(max_step_rad),
                                         bool(keep_branch))
         report["psi"] = psi
         return Q, report
 
     def ik_batch(self, Ts, q_current=None, *, psi=None, policy: Optional[str] = None, weights=None,
-                 limit_margin: float = 0.0, options: Optional[SelectOptions] = None, return_status: bool = False):
+                 limit_margin: Optional[float] = None, options: Optional[SelectOptions] = None, return_status: bool = False):
         """:meth:`ik` for many poses: Ts (N, 4, 4) -> (Q (N, 7), ok (N,)); rows NaN where not ok.
 
         ``q_current`` (7,) or (N, 7); ``psi`` a number or (N,) to fix the arm angle. The loop runs in
-        C with the GIL released. With ``return_status=True`` also returns the status per pose
-        (0 ok, -1 unreachable, -2 none within limits) and the chosen psi (N,).
+        C with the GIL released. With ``return_status=True`` also returns the C status per pose
+        (0 ok, -1 unreachable, -2 none within limits, -3 branch switch, -4 step too large; names in
+        ``piperik._core.STATUS_CODE``) and the chosen psi (N,).
         """
         Q, ok, status, psi_out = self._arm.ik_batch(Ts, q_current, self._policy(psi, policy), psi,
                                                     _options(options, weights, limit_margin))

@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from ._core import NoSolutionError
+from ._core import STATUS_CODE, NoSolutionError
 from .poses import _matrix
 
 
@@ -163,7 +163,7 @@ def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: flo
         if i >= 0:
             # A branch change that is a jump at this sampling may be a continuous crossing of a
             # singularity at a finer one: bisect before giving up.
-            if report["status"] == -3 and i > 0 and g[i] - g[i - 1] > 1e-9:
+            if report["status"] == STATUS_CODE["BRANCH_SWITCH"] and i > 0 and g[i] - g[i - 1] > 1e-9:
                 g = np.sort(np.append(g, 0.5 * (g[i - 1] + g[i])))
                 continue
             raise NoSolutionError(f"{where(i)}: {report['reason']}")

@@ -681,6 +681,20 @@ def test_impossible_margin_message(arm):
         arm.ik(T, limit_margin=1.3)
 
 
+def test_limit_margin_keyword_overrides_options(arm):
+    """limit_margin=0.0 given explicitly wins over options.limit_margin_rad; omitted, the options hold."""
+    T = arm.fk(np.array([0.1, 1.0, -1.0, 0.1, 0.2, 0.1]))
+    strict = piperik.SelectOptions(limit_margin_rad=1.3)  # no joint-5 range allows it
+    with pytest.raises(piperik.NoSolutionError, match="margin"):
+        arm.ik(T, options=strict)
+    q = arm.ik(T, options=strict, limit_margin=0.0)
+    assert np.abs(arm.fk(q) - T).max() < 1e-9
+    weighted = strict.replace(weights=[1, 1, 1, 0.5, 0.5, 0.5])
+    assert weighted.limit_margin_rad == 1.3 and weighted.weights == [1, 1, 1, 0.5, 0.5, 0.5]
+    with pytest.raises(ValueError, match="limit_margin"):
+        strict.replace(limit_margin_rad=-1.0)
+
+
 def _option_call(arm, method):
     T = arm.fk(np.array([0.1, 1.0, -1.0, 0.1, 0.2, 0.1]))
     call = getattr(arm, method)
@@ -713,3 +727,13 @@ def test_bad_limit_margin_rejected(arm, method):
     for m in (-1e-3, -np.inf, np.nan, np.inf):
         with pytest.raises(ValueError, match="limit_margin"):
             call(limit_margin=m)
+
+
+def test_status_names_cover_every_code():
+    """STATUS_CODE (name -> code) and STATUS (code -> message) describe the same C status codes."""
+    from piperik import _core
+
+    assert set(_core.STATUS_CODE.values()) == set(_core.STATUS)
+    assert _core.STATUS_CODE["OK"] == 0 and _core.STATUS_CODE["BRANCH_SWITCH"] == -3
+    assert _core.STATUS_CODE["STEP_TOO_LARGE"] == -4
+    assert all(isinstance(msg, str) and msg for msg in _core.STATUS.values())

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 extern "C" {
 #include "piperik/piperik.h"
@@ -1085,13 +1086,20 @@ PYBIND11_MODULE(_core, m)
     flags["SING_WRIST"] = PIK_FLAG_SING_WRIST;
     flags["IN_LIMITS"] = PIK_FLAG_IN_LIMITS;
     m.attr("FLAGS") = flags;  // a dict: the S-R-S flags are added below
-    py::dict status;
-    for (int st : {PIK_OK, PIK_UNREACHABLE, PIK_NONE_IN_LIMITS, PIK_ERR_NULL, PIK_ERR_NONFINITE,
-                   PIK_ERR_NOT_ORTHONORMAL, PIK_ERR_MIRRORED, PIK_ERR_BOTTOM_ROW, PIK_ERR_BAD_MODEL,
-                   PIK_ERR_BAD_ARGUMENT}) {
-        status[py::int_(st)] = pik_status_str(st);
+    py::dict status;     // code -> message (pik_status_str)
+    py::dict status_of;  // name -> code, so Python compares names, not numbers
+    const std::pair<const char *, int> codes[] = {
+        {"OK", PIK_OK}, {"UNREACHABLE", PIK_UNREACHABLE}, {"NONE_IN_LIMITS", PIK_NONE_IN_LIMITS},
+        {"BRANCH_SWITCH", PIK_BRANCH_SWITCH}, {"STEP_TOO_LARGE", PIK_STEP_TOO_LARGE}, {"ERR_NULL", PIK_ERR_NULL},
+        {"ERR_NONFINITE", PIK_ERR_NONFINITE}, {"ERR_NOT_ORTHONORMAL", PIK_ERR_NOT_ORTHONORMAL},
+        {"ERR_MIRRORED", PIK_ERR_MIRRORED}, {"ERR_BOTTOM_ROW", PIK_ERR_BOTTOM_ROW},
+        {"ERR_BAD_MODEL", PIK_ERR_BAD_MODEL}, {"ERR_BAD_ARGUMENT", PIK_ERR_BAD_ARGUMENT}};
+    for (const auto &c : codes) {
+        status[py::int_(c.second)] = pik_status_str(c.second);
+        status_of[c.first] = c.second;
     }
     m.attr("STATUS") = status;
+    m.attr("STATUS_CODE") = status_of;
     py::dict sizes;  // bytes, for the benchmark's report (caller-owned structs, nothing allocated)
     sizes["pik_arm6_model"] = sizeof(pik_arm6_model);
     sizes["pik_solution_set"] = sizeof(pik_solution_set);
@@ -1140,6 +1148,25 @@ PYBIND11_MODULE(_core, m)
              py::arg("branch_switch_penalty") = pik_select_options_default().branch_switch_penalty,
              py::arg("continuous_step_rad") = pik_select_options_default().continuous_step_rad,
              py::arg("max_step_rad") = 0.0)
+        .def("replace", [](const SelectOptions &base, py::object weights, py::object limit_margin_rad) {
+                 // A copy with the given fields changed (None keeps the field): how ik(weights=...,
+                 // limit_margin=...) folds its keyword arguments into an options object.
+                 SelectOptions o = base;
+                 if (!weights.is_none()) {
+                     darray w = as_double_array(weights, "weights");
+                     if (w.ndim() != 1) {
+                         throw py::value_error("weights: expected one weight per joint");
+                     }
+                     o.weights.assign(w.data(), w.data() + w.size());
+                 }
+                 if (!limit_margin_rad.is_none()) {
+                     o.o.limit_margin_rad = py::cast<double>(limit_margin_rad);
+                 }
+                 o.validate();
+                 return o;
+             },
+             py::arg("weights") = py::none(), py::arg("limit_margin_rad") = py::none(),
+             "A copy with weights and/or limit_margin_rad replaced (None keeps the field).")
         .def_property_readonly("weights", [](const SelectOptions &o) -> py::object {
             if (o.weights.empty()) {
                 return py::none();
