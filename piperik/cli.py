@@ -26,7 +26,8 @@ import numpy as np
 
 from . import __version__
 from ._core import NoSolutionError
-from .poses import pose_from_piper_units, pose_from_xyz_rpy, pose_to_piper_units, pose_to_xyz_rpy
+from .poses import (MDEG_PER_RAD, pose_from_piper_units, pose_from_xyz_rpy, pose_to_piper_units, pose_to_xyz_rpy,
+                    q_from_mdeg, _rotation_angle)
 from .robots import Iiwa14, Nero, Piper
 
 ROBOTS = {"piper": Piper, "nero": Nero, "iiwa14": Iiwa14}
@@ -47,11 +48,7 @@ def _fmt_q(q: Sequence[float], deg: bool = False) -> str:
 
 def _pose_error(A: np.ndarray, B: np.ndarray):
     """Position distance [m] and rotation angle [rad] between two poses (accurate near 0)."""
-    dp = float(np.linalg.norm(A[:3, 3] - B[:3, 3]))
-    E = A[:3, :3].T @ B[:3, :3]
-    sin_angle = np.linalg.norm(E - E.T) / (2.0 * np.sqrt(2.0))
-    cos = (np.trace(E) - 1.0) / 2.0
-    return dp, float(np.arctan2(sin_angle, cos))
+    return float(np.linalg.norm(A[:3, 3] - B[:3, 3])), _rotation_angle(A, B)
 
 
 def _median_call_us(fn, repeats: int = 2000) -> float:
@@ -282,7 +279,7 @@ def cmd_fk(args) -> int:
         return 2
     q = np.asarray(args.q, dtype=float)
     if args.mdeg:
-        q = np.radians(q / 1000.0)
+        q = q_from_mdeg(q)
     elif args.deg:
         q = np.radians(q)
     try:
@@ -322,7 +319,7 @@ def cmd_path(args) -> int:
         print(f"piperik path: {exc}", file=sys.stderr)
         return 2
     fk = arm.fk(plan.q)
-    dev = max(_pose_error(fk[i], plan.poses[i])[0] for i in range(len(fk)))
+    dev = float(np.linalg.norm(fk[:, :3, 3] - plan.poses[:, :3, 3], axis=1).max())
     rep = plan.report
     print(f"{arm!r}: {len(waypoints)} waypoints, {len(plan.q)} path samples (joint steps <= "
           f"{args.max_joint_step} rad), FK of every sample on its line within {dev:.1e} m")
@@ -371,13 +368,14 @@ def cmd_stream(args) -> int:
         print("piperik stream: only --demo is implemented on the command line; use "
               "firmware_bridge.Streamer from Python for your own motions", file=sys.stderr)
         return 2
-    lim = np.stack([np.ceil(np.degrees(arm.lower) * 1000), np.floor(np.degrees(arm.upper) * 1000)], axis=1)
+    # rounded inward, so the device never allows more than the model does
+    lim = np.stack([np.ceil(arm.lower * MDEG_PER_RAD), np.floor(arm.upper * MDEG_PER_RAD)], axis=1)
     try:
         with Streamer(args.port, baudrate=args.baud) as link:
             link.configure(watchdog_ms=args.watchdog_ms, limits_mdeg=lim)
             link.enable()
             st = link.state()
-            q0 = np.radians(np.asarray(st.q_mdeg, dtype=float) / 1000.0) if st else np.zeros(arm.dof)
+            q0 = q_from_mdeg(st.q_mdeg) if st else np.zeros(arm.dof)
             if len(q0) != arm.dof:
                 print(f"piperik stream: the device has {len(q0)} joints, --robot {args.robot} {arm.dof}",
                       file=sys.stderr)

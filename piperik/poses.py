@@ -49,15 +49,22 @@ def pose_to_xyz_rpy(T) -> Tuple[np.ndarray, np.ndarray]:
     Pitch is in [-pi/2, pi/2]; at pitch = +-pi/2 roll is set to 0 (only roll -+ yaw is defined).
     """
     M = _matrix(T)
-    R = M[:3, :3]
+    return M[:3, 3].copy(), np.array(_rpy_of(M[:3, :3]))
+
+
+def _rotation_angle(A: np.ndarray, B: np.ndarray) -> float:
+    """Angle [rad] of the rotation between two poses' orientations, accurate near 0 and near pi
+    (atan2 of the antisymmetric part's norm against the trace, not acos of the trace)."""
+    E = A[:3, :3].T @ B[:3, :3]
+    return float(np.arctan2(np.linalg.norm(E - E.T) / (2 * math.sqrt(2)), (np.trace(E) - 1) / 2))
+
+
+def _rpy_of(R: np.ndarray) -> Tuple[float, float, float]:
+    """(roll, pitch, yaw) with R = Rz(yaw) Ry(pitch) Rx(roll); roll = 0 at pitch = +-pi/2."""
     pitch = math.atan2(-R[2, 0], math.hypot(R[0, 0], R[1, 0]))
     if math.hypot(R[0, 0], R[1, 0]) < 1e-12:
-        roll = 0.0
-        yaw = math.atan2(-R[0, 1], R[1, 1])
-    else:
-        roll = math.atan2(R[2, 1], R[2, 2])
-        yaw = math.atan2(R[1, 0], R[0, 0])
-    return M[:3, 3].copy(), np.array([roll, pitch, yaw])
+        return 0.0, pitch, math.atan2(-R[0, 1], R[1, 1])
+    return math.atan2(R[2, 1], R[2, 2]), pitch, math.atan2(R[1, 0], R[0, 0])
 
 
 def pose_from_piper_units(end_pose: Sequence[int]) -> np.ndarray:

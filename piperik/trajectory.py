@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import List, Sequence
 
 import numpy as np
 
 from ._core import STATUS_CODE, NoSolutionError
-from .poses import _matrix
+from .poses import _matrix, _rotation_angle
 
 
 # ---------------------------------------------------------------------------------------------- poses
@@ -92,11 +92,6 @@ def line_poses(T0, T1, n: int) -> np.ndarray:
     if int(n) != n or n < 2:
         raise ValueError(f"n: need an integer >= 2, got {n!r}")
     return interpolate_poses(T0, T1, np.linspace(0.0, 1.0, int(n)))
-
-
-def _rotation_angle(A: np.ndarray, B: np.ndarray) -> float:
-    E = A[:3, :3].T @ B[:3, :3]
-    return float(np.arctan2(np.linalg.norm(E - E.T) / (2 * math.sqrt(2)), (np.trace(E) - 1) / 2))
 
 
 # ---------------------------------------------------------------------------------------------- planning

@@ -19,11 +19,11 @@ import argparse
 import math
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict
 
 import numpy as np
 
-from .models import MODELS_DIR
+from .poses import _rpy_of
 
 # Craig modified DH twist angles of the PiPER class (csrc/include/piperik/pik_arm6.h).
 ALPHA_RAD = (0.0, -math.pi / 2, 0.0, math.pi / 2, -math.pi / 2, math.pi / 2)
@@ -40,14 +40,6 @@ def _rot_x(a: float) -> np.ndarray:
 def _rot_z(a: float) -> np.ndarray:
     c, s = math.cos(a), math.sin(a)
     return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], dtype=float)
-
-
-def _rpy(R: np.ndarray) -> List[float]:
-    """URDF roll, pitch, yaw with R = Rz(yaw) Ry(pitch) Rx(roll)."""
-    pitch = math.atan2(-R[2, 0], math.hypot(R[0, 0], R[1, 0]))
-    if math.hypot(R[0, 0], R[1, 0]) < 1e-12:
-        return [0.0, pitch, math.atan2(-R[0, 1], R[1, 1])]
-    return [math.atan2(R[2, 1], R[2, 2]), pitch, math.atan2(R[1, 0], R[0, 0])]
 
 
 def _num(v: float) -> str:
@@ -76,7 +68,7 @@ def arm6_urdf(name: str, geometry: Dict, lower: np.ndarray, upper: np.ndarray, d
         R = _rot_x(ALPHA_RAD[i]) @ _rot_z(offsets[i])
         # translation RotX(alpha) (a, 0, d)
         xyz = _rot_x(ALPHA_RAD[i]) @ np.array([a[i], 0.0, d[i]])
-        rpy = _rpy(R)
+        rpy = _rpy_of(R)
         parent = "base_link" if i == 0 else f"link{i}"
         lines += [
             f'  <link name="link{i + 1}"/>',
@@ -94,7 +86,7 @@ def arm6_urdf(name: str, geometry: Dict, lower: np.ndarray, upper: np.ndarray, d
 
 def _origin(T: np.ndarray) -> str:
     return (f'<origin xyz="{" ".join(_num(v) for v in T[:3, 3])}" '
-            f'rpy="{" ".join(_num(v) for v in _rpy(T[:3, :3]))}"/>')
+            f'rpy="{" ".join(_num(v) for v in _rpy_of(T[:3, :3]))}"/>')
 
 
 def _tf(R: np.ndarray = None, p=(0.0, 0.0, 0.0)) -> np.ndarray:
