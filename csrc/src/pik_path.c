@@ -53,24 +53,37 @@ static int fail(pik_path_report *r, int status, int i)
     return status;
 }
 
+/* What both arm classes do before their loop: the report reset, the argument checks, and the
+ * options with the path's step bound and branch rule handed to every sample's selection. */
+static int path_begin(int args_given, int n, const pik_path_options *opts, pik_path_options *o, pik_path_report *r)
+{
+    report_init(r);
+    if (!args_given) {
+        return fail(r, PIK_ERR_NULL, -1);
+    }
+    if (n < 0) {
+        return fail(r, PIK_ERR_BAD_ARGUMENT, -1);
+    }
+    *o = opts ? *opts : pik_path_options_default();
+    o->select.keep_branch = o->keep_branch;
+    o->select.max_step_rad = o->max_step_rad;
+    return PIK_OK;
+}
+
 int pik_arm6_path(const pik_arm6_model *m, const pik_real *Ts, int n, const pik_real q_start[6],
                   const pik_path_options *opts, pik_real *Q_out, pik_path_report *r)
 {
     pik_path_options o;
     const pik_real *prev;
     uint32_t prev_branch;
-    int i, j;
+    int i, j, status;
     if (r == 0) {
         return PIK_ERR_NULL;
     }
-    report_init(r);
-    if (m == 0 || Ts == 0 || q_start == 0 || Q_out == 0) {
-        return fail(r, PIK_ERR_NULL, -1);
+    status = path_begin(m != 0 && Ts != 0 && q_start != 0 && Q_out != 0, n, opts, &o, r);
+    if (status != PIK_OK) {
+        return status;
     }
-    if (n < 0) {
-        return fail(r, PIK_ERR_BAD_ARGUMENT, -1);
-    }
-    o = opts ? *opts : pik_path_options_default();
     prev = q_start;
     prev_branch = pik_arm6_branch(m, q_start);
     for (i = 0; i < n; ++i) {
@@ -78,8 +91,6 @@ int pik_arm6_path(const pik_arm6_model *m, const pik_real *Ts, int n, const pik_
         pik_selection sel;
         int st;
         o.select.branch_current = (int)prev_branch;
-        o.select.keep_branch = o.keep_branch;
-        o.select.max_step_rad = o.max_step_rad;
         /* The previous sample seeds the joints a singular pose leaves free: through q5 = 0 the path
          * holds q4 and moves q6. */
         st = pik_arm6_ik_ex(m, Ts + 16 * i, prev, PIK_IK_ONLY_IN_LIMITS, &set);
@@ -107,18 +118,14 @@ int pik_srs_path(const pik_srs_model *m, const pik_real *Ts, int n, const pik_re
     pik_path_options o;
     const pik_real *prev;
     uint32_t prev_branch;
-    int i, j;
+    int i, j, status;
     if (r == 0) {
         return PIK_ERR_NULL;
     }
-    report_init(r);
-    if (m == 0 || Ts == 0 || q_start == 0 || Q_out == 0) {
-        return fail(r, PIK_ERR_NULL, -1);
+    status = path_begin(m != 0 && Ts != 0 && q_start != 0 && Q_out != 0, n, opts, &o, r);
+    if (status != PIK_OK) {
+        return status;
     }
-    if (n < 0) {
-        return fail(r, PIK_ERR_BAD_ARGUMENT, -1);
-    }
-    o = opts ? *opts : pik_path_options_default();
     prev = q_start;
     prev_branch = pik_srs_branch(m, q_start);
     for (i = 0; i < n; ++i) {
@@ -126,8 +133,6 @@ int pik_srs_path(const pik_srs_model *m, const pik_real *Ts, int n, const pik_re
         pik_real psi = 0.0;
         int st;
         o.select.branch_current = (int)prev_branch;
-        o.select.keep_branch = o.keep_branch;
-        o.select.max_step_rad = o.max_step_rad;
         st = pik_srs_select(m, Ts + 16 * i, prev, PIK_PSI_NEAREST, &psi, &o.select, &sel);
         if (st == PIK_OK) {
             st = accept_sample(&o, &sel, prev_branch, i, r);

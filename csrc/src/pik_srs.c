@@ -839,7 +839,8 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
             pik_real ux[9], As[9], Bs[9], Cs[9], Aw[9], Bw[9], Cw[9], tmp[9], tmp2[9];
             pik_real q4, sing_s[2], sing_w[2];
             int n_ss, n_sw, g2, g6, k;
-            pik_psi_set js[2][3], jw[2][3];
+            pik_psi_set js[3][2], jw[3][2]; /* [joint of the half][sign of t2 or t6] */
+            lin3 none = {0, 0, 0};
             q4 = q_of_theta(m, 3, PIK_ATAN2((g ? -1 : 1) * P.s4, P.c4));
             if (!pik_within(q4, m->lower_rad[3], m->upper_rad[3])) {
                 continue;
@@ -865,39 +866,24 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
             mul33_tn(P.R34[g], tmp, Cw);
             n_ss = singular_psi(entry(As, Bs, Cs, 7, 1), sing_s);
             n_sw = singular_psi(entry(Aw, Bw, Cw, 8, 1), sing_w);
-            {
-                lin3 none = {0, 0, 0};
-                pik_psi_set tmp2[2];
-                int gg;
-                /* t1 = atan2(g R03[1][1], g R03[0][1]); t2 = g acos(R03[2][1]);
-                 * t3 = atan2(-g R03[2][2], -g R03[2][0]); t5 = atan2(g R47[1][2], g R47[0][2]);
-                 * t6 = g acos(R47[2][2]); t7 = atan2(g R47[2][1], -g R47[2][0]). */
-                joint_psi_sets(m, 0, JT_TAN, entry(As, Bs, Cs, 4, 1), entry(As, Bs, Cs, 1, 1), none, sing_s, n_ss,
-                               tmp2);
-                for (gg = 0; gg < 2; ++gg) js[gg][0] = tmp2[gg];
-                joint_psi_sets(m, 1, JT_COS, none, none, entry(As, Bs, Cs, 7, 1), 0, 0, tmp2);
-                for (gg = 0; gg < 2; ++gg) js[gg][1] = tmp2[gg];
-                joint_psi_sets(m, 2, JT_TAN, entry(As, Bs, Cs, 8, -1), entry(As, Bs, Cs, 6, -1), none, sing_s,
-                               n_ss, tmp2);
-                for (gg = 0; gg < 2; ++gg) js[gg][2] = tmp2[gg];
-                joint_psi_sets(m, 4, JT_TAN, entry(Aw, Bw, Cw, 5, 1), entry(Aw, Bw, Cw, 2, 1), none, sing_w, n_sw,
-                               tmp2);
-                for (gg = 0; gg < 2; ++gg) jw[gg][0] = tmp2[gg];
-                joint_psi_sets(m, 5, JT_COS, none, none, entry(Aw, Bw, Cw, 8, 1), 0, 0, tmp2);
-                for (gg = 0; gg < 2; ++gg) jw[gg][1] = tmp2[gg];
-                joint_psi_sets(m, 6, JT_TAN, entry(Aw, Bw, Cw, 7, 1), entry(Aw, Bw, Cw, 6, -1), none, sing_w,
-                               n_sw, tmp2);
-                for (gg = 0; gg < 2; ++gg) jw[gg][2] = tmp2[gg];
-            }
+            /* t1 = atan2(g R03[1][1], g R03[0][1]); t2 = g acos(R03[2][1]);
+             * t3 = atan2(-g R03[2][2], -g R03[2][0]); t5 = atan2(g R47[1][2], g R47[0][2]);
+             * t6 = g acos(R47[2][2]); t7 = atan2(g R47[2][1], -g R47[2][0]). */
+            joint_psi_sets(m, 0, JT_TAN, entry(As, Bs, Cs, 4, 1), entry(As, Bs, Cs, 1, 1), none, sing_s, n_ss, js[0]);
+            joint_psi_sets(m, 1, JT_COS, none, none, entry(As, Bs, Cs, 7, 1), 0, 0, js[1]);
+            joint_psi_sets(m, 2, JT_TAN, entry(As, Bs, Cs, 8, -1), entry(As, Bs, Cs, 6, -1), none, sing_s, n_ss, js[2]);
+            joint_psi_sets(m, 4, JT_TAN, entry(Aw, Bw, Cw, 5, 1), entry(Aw, Bw, Cw, 2, 1), none, sing_w, n_sw, jw[0]);
+            joint_psi_sets(m, 5, JT_COS, none, none, entry(Aw, Bw, Cw, 8, 1), 0, 0, jw[1]);
+            joint_psi_sets(m, 6, JT_TAN, entry(Aw, Bw, Cw, 7, 1), entry(Aw, Bw, Cw, 6, -1), none, sing_w, n_sw, jw[2]);
             for (g2 = 0; g2 < 2; ++g2) {
                 pik_psi_set sh, t1;
-                set_intersect(&js[g2][0], &js[g2][1], &t1);
-                set_intersect(&t1, &js[g2][2], &sh);
+                set_intersect(&js[0][g2], &js[1][g2], &t1);
+                set_intersect(&t1, &js[2][g2], &sh);
                 for (g6 = 0; g6 < 2; ++g6) {
                     pik_psi_set wr, t2;
                     int bv = g2 | (g << 1) | (g6 << 2);
-                    set_intersect(&jw[g6][0], &jw[g6][1], &t2);
-                    set_intersect(&t2, &jw[g6][2], &wr);
+                    set_intersect(&jw[0][g6], &jw[1][g6], &t2);
+                    set_intersect(&t2, &jw[2][g6], &wr);
                     set_intersect(&sh, &wr, &branch[bv]);
                 }
             }
