@@ -416,12 +416,14 @@ class Arm6 {
         {
             py::gil_scoped_release release;
             const double nan = std::numeric_limits<double>::quiet_NaN();
+            // one q_current for all poses: its branch once, not per pose
+            const int shared_branch = qc.data && !qc.per_row ? static_cast<int>(pik_arm6_branch(m_, qc.data)) : -1;
             for (py::ssize_t i = 0; i < n; ++i) {
                 pik_solution_set set;
                 pik_selection sel;
                 pik_select_options o = base;
                 const double *cur = qc.data ? (qc.per_row ? qc.data + 6 * i : qc.data) : nullptr;
-                o.branch_current = cur ? static_cast<int>(pik_arm6_branch(m_, cur)) : -1;
+                o.branch_current = qc.per_row ? static_cast<int>(pik_arm6_branch(m_, cur)) : shared_branch;
                 int st = pik_arm6_ik_ex(m_, Td + 16 * i, cur, PIK_IK_ONLY_IN_LIMITS, &set);
                 if (st == PIK_OK) {
                     st = pik_select(&set, m_->lower_rad, m_->upper_rad, cur, &o, &sel);
@@ -747,12 +749,14 @@ class Arm7 {
         {
             py::gil_scoped_release release;
             const double nan = std::numeric_limits<double>::quiet_NaN();
+            // one q_current for all poses: its branch once, not per pose
+            const int shared_branch = qc.data && !qc.per_row ? static_cast<int>(pik_srs_branch(&m_, qc.data)) : -1;
             for (py::ssize_t i = 0; i < n; ++i) {
                 pik_selection sel;
                 pik_select_options opts = base;
                 const double *cur = qc.data ? (qc.per_row ? qc.data + 7 * i : qc.data) : nullptr;
                 double psi = psid ? (psi_scalar ? psid[0] : psid[i]) : 0.0;
-                opts.branch_current = cur ? static_cast<int>(pik_srs_branch(&m_, cur)) : -1;
+                opts.branch_current = qc.per_row ? static_cast<int>(pik_srs_branch(&m_, cur)) : shared_branch;
                 int st = pik_srs_select(&m_, Td + 16 * i, cur, static_cast<pik_psi_policy>(policy), &psi, &opts, &sel);
                 if (st == PIK_OK && sel.step_exceeded) {
                     st = PIK_STEP_TOO_LARGE;
