@@ -11,7 +11,7 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
-from ._core import ORTHONORMAL_TOL
+from ._core import check_pose
 
 MDEG_PER_RAD = 180_000.0 / math.pi  # 0.001 deg per rad, from the exact pi (not 3.14)
 UM_PER_M = 1_000_000.0               # the PiPER's 0.001 mm unit
@@ -96,22 +96,6 @@ def q_from_mdeg(q_mdeg) -> np.ndarray:
 
 
 def _matrix(T) -> np.ndarray:
-    """A validated 4x4 homogeneous transform (the core's rules, see piperik._core.STATUS)."""
-    if not isinstance(T, np.ndarray) and hasattr(T, "homogeneous"):
-        T = T.homogeneous
-    if np.iscomplexobj(T):
-        raise ValueError("T: complex numbers are not accepted")
-    M = np.asarray(T, dtype=np.float64)
-    if M.shape != (4, 4):
-        raise ValueError(f"T: expected a 4x4 homogeneous transform, got shape {M.shape}")
-    if not np.all(np.isfinite(M)):
-        raise ValueError("T: contains NaN or infinity")
-    if np.max(np.abs(M[3] - [0.0, 0.0, 0.0, 1.0])) > 1e-12:
-        raise ValueError("T: bottom row of the transform is not [0 0 0 1]")
-    R = M[:3, :3]
-    err = float(np.max(np.abs(R.T @ R - np.eye(3))))
-    if err > ORTHONORMAL_TOL:
-        raise ValueError(f"T: rotation is not orthonormal (max |R^T R - I| > {ORTHONORMAL_TOL:g}); measured {err:.3g}")
-    if np.linalg.det(R) < 0.0:
-        raise ValueError("T: rotation has det(R) = -1 (a reflection, not a rotation)")
-    return M
+    """T as a new validated 4x4 float64 array: the C core's pose rules and messages
+    (piperik._core.check_pose; a pinocchio.SE3 is taken through its ``homogeneous``)."""
+    return check_pose(T)

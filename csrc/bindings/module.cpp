@@ -1077,6 +1077,23 @@ PYBIND11_MODULE(_core, m)
     m.attr("__version__") = PIK_VERSION_STRING;
     m.attr("MAX_SOLUTIONS") = PIK_MAX_SOLUTIONS;
     m.attr("ORTHONORMAL_TOL") = PIK_ORTHONORMAL_TOL;
+    m.def("check_pose", [](py::handle T_obj) {
+              // The core's own pose rules (pik_pose_check), for the Python helpers that take poses:
+              // one definition of a valid pose, one set of messages.
+              darray T = as_double_array(T_obj, "T");
+              if (T.ndim() != 2 || T.shape(0) != 4 || T.shape(1) != 4) {
+                  throw py::value_error("T: expected a 4x4 homogeneous transform, got shape " + shape_str(T));
+              }
+              double R[9], p[3];
+              int st = pik_pose_check(T.data(), R, p, nullptr);
+              if (st != PIK_OK) {
+                  throw py::value_error(pose_error(st, T.data(), "T"));
+              }
+              darray out({4, 4});
+              std::memcpy(out.mutable_data(), T.data(), 16 * sizeof(double));
+              return out;
+          },
+          py::arg("T"), "T as a new (4, 4) float64 array when it is a valid pose; else ValueError saying why.");
     m.attr("SELFCHECK_POS_TOL_M") = PIK_SELFCHECK_POS_TOL_M;
     m.attr("SELFCHECK_ROT_TOL_RAD") = PIK_SELFCHECK_ROT_TOL_RAD;
     m.attr("LIMIT_TOL_RAD") = PIK_LIMIT_TOL_RAD;
