@@ -16,6 +16,7 @@
 #include "piperik/pik_status.h"
 #include "pik_select_internal.h"
 #include "pik_trig_impl.h"
+#include "pik_srs_internal.h"
 
 
 /* Tolerances: PIK_TOL(double value, float value), see pik_config.h; the float values sit above
@@ -39,6 +40,8 @@
 #define SRS_SINGULAR_PSI_TOL PIK_TOL(1e-10, 1e-5)
 #define SRS_INSET_REL PIK_TOL(1e-9, 1e-6)
 #define SRS_PSI_EPS PIK_TOL(1e-12, 1e-6)
+/* Costs within this of each other are equal (a squared joint distance: 1e-20 is 1e-10 rad). */
+#define SRS_COST_TOL PIK_TOL(1e-20, 1e-10)
 
 static const pik_real alpha_sign[7] = {-1, 1, 1, -1, -1, 1, 0};
 
@@ -394,16 +397,22 @@ typedef struct srs_arm {
     int ok;
 } srs_arm;
 
-/* Solves GC4 = g's shoulder and wrist at psi; the GC2 / GC6 flips follow by symmetry. */
-static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, pik_real spsi, pik_real cpsi, const pik_real *seed,
-                      srs_arm *A)
+/* Sines and cosines of arm g's joints at psi (GC2 = GC6 = +1 representative), exact also where the
+ * shoulder (|sin t2| <= SRS_SING_ABS) or the wrist is singular: there t1 (t5) is the seed's and t3
+ * (t7) takes the residual rotation, so a seed that solves the pose is reproduced. Every (s, c) pair
+ * is a unit vector (rows and columns of rotations), safe for the table atan2. R03 / R47 / R02 / R46
+ * are kept for the self-check. seed_theta: the seed's joint angles t (not q), may be NULL. */
+typedef struct srs_arm_rot {
+    pik_real R03[9], R47[9], R02[9], R46[9];
+} srs_arm_rot;
+
+static void arm_sincos(const srs_pose *P, int g, pik_real spsi, pik_real cpsi, const pik_real *seed_theta, srs_arm *A,
+                       srs_arm_rot *W)
 {
-    pik_real R03[9], R30R[9], R47[9], n2, n6, R1[9], R02[9], R5[9], R46[9];
-    pik_real R03q[9], R47q[9], fro2 = 0.0, Wq[3], dW[3];
-    int i, k;
-    r03_at(P, g, spsi, cpsi, R03);
-    mul33_tn(R03, P->R, R30R);
-    dh_tmul(3, (g ? -1 : 1) * P->s4, P->c4, R30R, R47); /* R47 = R34^T R03^T R */
+    pik_real R30R[9], n2, n6, R1[9], R5[9];
+    r03_at(P, g, spsi, cpsi, W->R03);
+    mul33_tn(W->R03, P->R, R30R);
+    dh_tmul(3, (g ? -1 : 1) * P->s4, P->c4, R30R, W->R47); /* R47 = R34^T R03^T R */
     A->flags = P->sing | (g ? PIK_FLAG_ELBOW_B : 0u);
     A->n_gc2 = 2;
     A->n_gc6 = 2;
@@ -411,48 +420,68 @@ static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, pik_real
     A->s[3] = (g ? -1 : 1) * P->s4;
     A->c[3] = P->c4;
     /* Shoulder: R03 column 1 = (c1 s2, s1 s2, c2). */
-    n2 = pik_sqrt(R03[1] * R03[1] + R03[4] * R03[4]);
+    n2 = pik_sqrt(W->R03[1] * W->R03[1] + W->R03[4] * W->R03[4]);
     A->s[1] = n2;
-    A->c[1] = R03[7];
+    A->c[1] = W->R03[7];
     if (n2 > SRS_SING_ABS) {
-        A->s[0] = R03[4] / n2;
-        A->c[0] = R03[1] / n2;
-    } else { /* axes 1 and 3 aligned: keep the seed's q1 */
-        pik_sincos_r(theta_of_q(m, 0, seed ? seed[0] : 0), &A->s[0], &A->c[0]);
+        A->s[0] = W->R03[4] / n2;
+        A->c[0] = W->R03[1] / n2;
+    } else { /* axes 1 and 3 aligned: keep the seed's t1 */
+        pik_sincos_r(seed_theta ? seed_theta[0] : PIK_R(0.0), &A->s[0], &A->c[0]);
         A->s[1] = 0.0;
-        A->c[1] = R03[7] < 0 ? -1 : 1;
+        A->c[1] = W->R03[7] < 0 ? -1 : 1;
         A->n_gc2 = 1;
         A->flags |= PIK_FLAG_SING_SHOULDER;
     }
     rot_dh(0, A->s[0], A->c[0], R1);
-    mul_dh(R1, 1, A->s[1], A->c[1], R02);
+    mul_dh(R1, 1, A->s[1], A->c[1], W->R02);
     /* (c3, s3) = first column of R02^T R03. */
-    A->c[2] = R02[0] * R03[0] + R02[3] * R03[3] + R02[6] * R03[6];
-    A->s[2] = R02[1] * R03[0] + R02[4] * R03[3] + R02[7] * R03[6];
+    A->c[2] = W->R02[0] * W->R03[0] + W->R02[3] * W->R03[3] + W->R02[6] * W->R03[6];
+    A->s[2] = W->R02[1] * W->R03[0] + W->R02[4] * W->R03[3] + W->R02[7] * W->R03[6];
     /* Wrist: R47 column 2 = (c5 s6, s5 s6, c6). */
-    n6 = pik_sqrt(R47[2] * R47[2] + R47[5] * R47[5]);
+    n6 = pik_sqrt(W->R47[2] * W->R47[2] + W->R47[5] * W->R47[5]);
     A->s[5] = n6;
-    A->c[5] = R47[8];
+    A->c[5] = W->R47[8];
     if (n6 > SRS_SING_ABS) {
-        A->s[4] = R47[5] / n6;
-        A->c[4] = R47[2] / n6;
-    } else { /* axes 5 and 7 aligned: keep the seed's q5 */
-        pik_sincos_r(theta_of_q(m, 4, seed ? seed[4] : 0), &A->s[4], &A->c[4]);
+        A->s[4] = W->R47[5] / n6;
+        A->c[4] = W->R47[2] / n6;
+    } else { /* axes 5 and 7 aligned: keep the seed's t5 */
+        pik_sincos_r(seed_theta ? seed_theta[4] : PIK_R(0.0), &A->s[4], &A->c[4]);
         A->s[5] = 0.0;
-        A->c[5] = R47[8] < 0 ? -1 : 1;
+        A->c[5] = W->R47[8] < 0 ? -1 : 1;
         A->n_gc6 = 1;
         A->flags |= PIK_FLAG_SING_WRIST;
     }
     rot_dh(4, A->s[4], A->c[4], R5);
-    mul_dh(R5, 5, A->s[5], A->c[5], R46);
-    A->c[6] = R46[0] * R47[0] + R46[3] * R47[3] + R46[6] * R47[6];
-    A->s[6] = R46[1] * R47[0] + R46[4] * R47[3] + R46[7] * R47[6];
+    mul_dh(R5, 5, A->s[5], A->c[5], W->R46);
+    A->c[6] = W->R46[0] * W->R47[0] + W->R46[3] * W->R47[3] + W->R46[6] * W->R47[6];
+    A->s[6] = W->R46[1] * W->R47[0] + W->R46[4] * W->R47[3] + W->R46[7] * W->R47[6];
+}
+
+/* The seed's joint angles t (for arm_sincos) from joint values q. */
+static void seed_thetas(const pik_srs_model *m, const pik_real *seed_q, pik_real th[7])
+{
+    int i;
+    for (i = 0; i < 7; ++i) {
+        th[i] = seed_q ? pik_wrap_pi(theta_of_q(m, i, seed_q[i])) : PIK_R(0.0);
+    }
+}
+
+/* Solves GC4 = g's shoulder and wrist at psi with the FK self-check; the GC2 / GC6 flips follow
+ * by symmetry. */
+static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, pik_real spsi, pik_real cpsi,
+                      const pik_real *seed_theta, srs_arm *A)
+{
+    srs_arm_rot W;
+    pik_real R03q[9], R47q[9], fro2 = 0.0, Wq[3], dW[3];
+    int i, k;
+    arm_sincos(P, g, spsi, cpsi, seed_theta, A, &W);
     /* Self-check, FK in halves from the returned joints' sines and cosines:
      * R03(q) = R03(psi), R47(q) = R34^T R03^T R, W(q) = W. */
-    mul_dh(R02, 2, A->s[2], A->c[2], R03q);
-    mul_dh(R46, 6, A->s[6], A->c[6], R47q);
+    mul_dh(W.R02, 2, A->s[2], A->c[2], R03q);
+    mul_dh(W.R46, 6, A->s[6], A->c[6], R47q);
     for (i = 0; i < 9; ++i) {
-        pik_real e1 = R03q[i] - R03[i], e2 = R47q[i] - R47[i];
+        pik_real e1 = R03q[i] - W.R03[i], e2 = R47q[i] - W.R47[i];
         fro2 += e1 * e1 + e2 * e2;
     }
     /* W(q) = S + d_se z2 + d_ew z4, z2 = R03 column 1, z4 = R03 (-s4, c4, 0). */
@@ -522,9 +551,10 @@ static int solve_at_psi(const pik_srs_model *m, const srs_pose *P, pik_real psi,
                         pik_solution_set *out)
 {
     srs_arm A[2];
-    pik_real sn[14], cs[14], th[14];
+    pik_real sn[14], cs[14], th[14], seed_th[7];
     pik_real spsi, cpsi;
     int g, n = 0, i, used[2] = {0, 0};
+    seed_thetas(m, seed, seed_th);
     out->count = 0;
     out->dof = 7;
     out->rejected = 0;
@@ -534,7 +564,7 @@ static int solve_at_psi(const pik_srs_model *m, const srs_pose *P, pik_real psi,
         if (!(branch_mask & gmask)) {
             continue;
         }
-        solve_arm(m, P, g, spsi, cpsi, seed, &A[g]);
+        solve_arm(m, P, g, spsi, cpsi, seed ? seed_th : 0, &A[g]);
         used[g] = 1;
         /* every pair is a unit vector (columns and rows of rotations, normalised) */
         for (i = 0; i < 7; ++i) {
@@ -617,7 +647,7 @@ int pik_srs_arm_angle(const pik_srs_model *m, const pik_real q_rad[7], pik_real 
     return PIK_OK;
 }
 
-/* ---------------------------------------------------------------- feasible arm angles */
+/* ---------------------------------------------------------------- the joints as functions of psi */
 
 /* One entry of R03(psi) or R47(psi): a sin psi + b cos psi + c. */
 typedef struct lin3 {
@@ -630,7 +660,7 @@ static pik_real lin_eval(lin3 f, pik_real s, pik_real c) { return f.a * s + f.b 
 static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
 {
     pik_real r = pik_sqrt(a * a + b * b), gam, t, h;
-    if (!(r > SRS_ROOT_NORM_MIN) || pik_fabs(c) > r) {
+    if (!(r > SRS_ROOT_NORM_MIN) || !(pik_fabs(c) <= r)) {
         return 0;
     }
     /* a sin + b cos = r sin(psi + gam), gam = atan2(b, a); sin(psi + gam) = -c / r. */
@@ -642,10 +672,10 @@ static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
     return 2;
 }
 
-static void sort_doubles(pik_real *v, int n)
+static void sort_reals(pik_real *v, int n)
 {
     int i, j;
-    for (i = 1; i < n; ++i) { /* insertion sort: n <= 16 */
+    for (i = 1; i < n; ++i) { /* insertion sort: n <= SRS_MAX_BREAKS */
         pik_real x = v[i];
         for (j = i - 1; j >= 0 && v[j] > x; --j) {
             v[j + 1] = v[j];
@@ -654,161 +684,18 @@ static void sort_doubles(pik_real *v, int n)
     }
 }
 
-static void set_add(pik_psi_set *S, pik_real lo, pik_real hi)
-{
-    if (hi <= lo) {
-        return;
-    }
-    if (S->count > 0 && lo <= S->hi_rad[S->count - 1] + SRS_INTERVAL_MERGE) { /* extend the previous interval */
-        if (hi > S->hi_rad[S->count - 1]) {
-            S->hi_rad[S->count - 1] = hi;
-        }
-        return;
-    }
-    if (S->count < PIK_MAX_PSI_INTERVALS) {
-        S->lo_rad[S->count] = lo;
-        S->hi_rad[S->count] = hi;
-        S->count++;
-    }
-}
+/* The six psi-dependent joints of one elbow branch, k = 0..5 for joints 1, 2, 3, 5, 6, 7:
+ * tangent type t = atan2(n, d) (k = 0, 2, 3, 5) and cosine type t = acos(d) (k = 1, 4), for the
+ * GC2 = GC6 = +1 representative. */
+static const int srs_joint_of[6] = {0, 1, 2, 4, 5, 6};
+#define SRS_IS_COS(k) ((k) == 1 || (k) == 4)
 
-static void set_intersect(const pik_psi_set *A, const pik_psi_set *B, pik_psi_set *C)
-{
-    int i = 0, j = 0;
-    C->count = 0;
-    while (i < A->count && j < B->count) {
-        pik_real lo = A->lo_rad[i] > B->lo_rad[j] ? A->lo_rad[i] : B->lo_rad[j];
-        pik_real hi = A->hi_rad[i] < B->hi_rad[j] ? A->hi_rad[i] : B->hi_rad[j];
-        set_add(C, lo, hi);
-        if (A->hi_rad[i] < B->hi_rad[j]) {
-            ++i;
-        } else {
-            ++j;
-        }
-    }
-}
-
-static void set_union(const pik_psi_set *A, const pik_psi_set *B, pik_psi_set *C)
-{
-    int i = 0, j = 0;
-    pik_psi_set out;
-    out.count = 0;
-    while (i < A->count || j < B->count) {
-        if (j >= B->count || (i < A->count && A->lo_rad[i] <= B->lo_rad[j])) {
-            set_add(&out, A->lo_rad[i], A->hi_rad[i]);
-            ++i;
-        } else {
-            set_add(&out, B->lo_rad[j], B->hi_rad[j]);
-            ++j;
-        }
-    }
-    *C = out;
-}
-
-/* Joint types of the six psi-dependent joints. */
-enum { JT_TAN, JT_COS };
-
-/*
- * Feasible psi sets of one joint for both signs g = +1 (S[0]) and g = -1 (S[1]) of its branch:
- * the joint angle is t(psi) = atan2(g n, g d) (tangent type) or g acos(f) (cosine type), and
- * q = sign (t - offset) must lie in [lo, hi]. Limit crossings are roots of
- * n cos(t_lim) - d sin(t_lim) = 0 (which also holds at t_lim + pi, so one set of roots serves both
- * signs) or f = cos(t_lim). Each sub-interval between crossings is tested once at its midpoint.
- * Singular psi (n = d = 0, the joint jumps by pi there) are cut out with a small margin.
- */
-/* Is the direction of (c, s) within the arc from angle t_lo to t_lo + width (0 < width < 2pi),
- * given (cos, sin) of both ends? Sign tests of two cross products, no atan2. */
-static int arc_contains(pik_real c, pik_real s, const pik_real end_lo[2], const pik_real end_hi[2], pik_real width)
-{
-    pik_real sin_from_lo = end_lo[0] * s - end_lo[1] * c; /* |v| sin(t - t_lo) */
-    pik_real sin_from_hi = end_hi[0] * s - end_hi[1] * c; /* |v| sin(t - t_hi) */
-    if (width <= PIK_PI) {
-        return sin_from_lo >= 0 && sin_from_hi <= 0;
-    }
-    return sin_from_lo >= 0 || sin_from_hi <= 0; /* not strictly inside the complement arc */
-}
-
-static void joint_psi_sets(const pik_srs_model *m, int joint, int type, lin3 n, lin3 d, lin3 f,
-                           const pik_real *sing_psi, int n_sing, pik_psi_set S[2])
-{
-    pik_real br[16], end[2][2], width;
-    int nb = 0, i, k, g;
-    pik_real lo = m->lower_rad[joint], hi = m->upper_rad[joint];
-    S[0].count = 0;
-    S[1].count = 0;
-    /* The limits as an arc of t: from t(lo) to t(hi) when sign = +1, from t(hi) to t(lo) when -1. */
-    width = hi - lo;
-    for (k = 0; k < 2; ++k) {
-        pik_real sl, cl, r[2];
-        int nr, j, end_index = (m->sign[joint] > 0) ? k : 1 - k;
-        pik_sincos_r(theta_of_q(m, joint, k ? hi : lo), &sl, &cl);
-        end[end_index][0] = cl;
-        end[end_index][1] = sl;
-        if (type == JT_TAN) {
-            nr = sincos_roots(n.a * cl - d.a * sl, n.b * cl - d.b * sl, n.c * cl - d.c * sl, r);
-        } else {
-            nr = sincos_roots(f.a, f.b, f.c - cl, r);
-        }
-        for (j = 0; j < nr; ++j) {
-            br[nb++] = r[j];
-        }
-    }
-    for (k = 0; k < n_sing && type == JT_TAN; ++k) {
-        br[nb++] = sing_psi[k];
-    }
-    br[nb++] = -PIK_PI;
-    br[nb++] = PIK_PI;
-    sort_doubles(br, nb);
-    for (i = 0; i + 1 < nb; ++i) {
-        pik_real a0 = br[i], a1 = br[i + 1], mid, s, c, t[2];
-        if (a1 - a0 < SRS_INTERVAL_MIN) {
-            continue;
-        }
-        mid = PIK_R(0.5) * (a0 + a1);
-        pik_sincos_r(mid, &s, &c);
-        /* (cos t, sin t) up to a positive factor, for g = +1 and g = -1 */
-        if (type == JT_TAN) {
-            t[0] = lin_eval(d, s, c);
-            t[1] = lin_eval(n, s, c);
-        } else {
-            pik_real fv = lin_eval(f, s, c);
-            fv = fv > 1 ? 1 : (fv < -1 ? -1 : fv);
-            t[0] = fv;
-            t[1] = pik_sqrt((1 - fv) * (1 + fv));
-        }
-        for (g = 0; g < 2; ++g) {
-            /* g = -1: tangent type negates both (t + pi), cosine type negates t (sin only). */
-            pik_real cg = (g && type == JT_TAN) ? -t[0] : t[0], sg = g ? -t[1] : t[1];
-            if (width >= PIK_TWO_PI || arc_contains(cg, sg, end[0], end[1], width)) {
-                set_add(&S[g], a0, a1);
-            }
-        }
-    }
-    for (k = 0; k < n_sing && type == JT_TAN; ++k) {
-        pik_psi_set cut, tmp;
-        cut.count = 0;
-        set_add(&cut, -PIK_PI, sing_psi[k] - PIK_PSI_SINGULAR_EXCLUSION_RAD);
-        set_add(&cut, sing_psi[k] + PIK_PSI_SINGULAR_EXCLUSION_RAD, PIK_PI);
-        for (g = 0; g < 2; ++g) {
-            set_intersect(&S[g], &cut, &tmp);
-            S[g] = tmp;
-        }
-    }
-}
-
-/* psi where the cosine-type entry f reaches +-1 (a shoulder or wrist singularity). */
-static int singular_psi(lin3 f, pik_real out[2])
-{
-    pik_real r = pik_sqrt(f.a * f.a + f.b * f.b);
-    int n = 0;
-    if (pik_fabs(f.c + r - 1) < SRS_SINGULAR_PSI_TOL) {
-        out[n++] = PIK_ATAN2(f.a, f.b);
-    }
-    if (pik_fabs(f.c - r + 1) < SRS_SINGULAR_PSI_TOL) {
-        out[n++] = PIK_ATAN2(-f.a, -f.b);
-    }
-    return n;
-}
+typedef struct srs_lin_arm {
+    lin3 n[6], d[6];
+    int n_sing;                 /* isolated singular arm angles (t2 or t6 = 0 or pi) */
+    pik_real sing_psi[4];
+    int half_singular[2];       /* shoulder / wrist singular at every psi (elbow stretched on the axis) */
+} srs_lin_arm;
 
 static lin3 entry(const pik_real A[9], const pik_real B[9], const pik_real C[9], int i, pik_real scale)
 {
@@ -819,138 +706,160 @@ static lin3 entry(const pik_real A[9], const pik_real B[9], const pik_real C[9],
     return e;
 }
 
-int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pik_psi_set *per_branch,
-                                pik_psi_set *union_out)
+/* psi where the cosine-type entry f reaches +-1 (a shoulder or wrist singularity); sets *everywhere
+ * when f is +-1 for every psi. */
+static int singular_psi(lin3 f, pik_real *out, int *everywhere)
 {
-    srs_pose P;
-    pik_psi_set branch[8], all;
-    int st, g, b;
-    if (m == 0 || T == 0) {
-        return PIK_ERR_NULL;
+    pik_real r = pik_sqrt(f.a * f.a + f.b * f.b);
+    int n = 0;
+    if (!(r > SRS_ROOT_NORM_MIN)) {
+        *everywhere = pik_fabs(pik_fabs(f.c) - 1) < SRS_SINGULAR_PSI_TOL;
+        return 0;
     }
-    for (b = 0; b < 8; ++b) {
-        branch[b].count = 0;
+    if (pik_fabs(f.c + r - 1) < SRS_SINGULAR_PSI_TOL) {
+        out[n++] = pik_atan2_r(f.a, f.b);
     }
-    all.count = 0;
-    st = prepare_pose(m, T, &P);
-    if (st == PIK_OK) {
-        for (g = 0; g < P.n_gc4; ++g) {
-            const pik_real *u = P.u;
-            pik_real ux[9], As[9], Bs[9], Cs[9], Aw[9], Bw[9], Cw[9], tmp[9], tmp2[9];
-            pik_real q4, sing_s[2], sing_w[2];
-            int n_ss, n_sw, g2, g6, k;
-            pik_psi_set js[3][2], jw[3][2]; /* [joint of the half][sign of t2 or t6] */
-            lin3 none = {0, 0, 0};
-            q4 = q_of_theta(m, 3, PIK_ATAN2((g ? -1 : 1) * P.s4, P.c4));
-            if (!pik_within(q4, m->lower_rad[3], m->upper_rad[3])) {
-                continue;
-            }
-            /* R03(psi) = As sin + Bs cos + Cs: As = [u]x R03ref, Bs = (I - u u^T) R03ref, Cs = u u^T R03ref. */
-            ux[0] = 0.0;   ux[1] = -u[2]; ux[2] = u[1];
-            ux[3] = u[2];  ux[4] = 0.0;   ux[5] = -u[0];
-            ux[6] = -u[1]; ux[7] = u[0];  ux[8] = 0.0;
-            mul33(ux, P.R03ref[g], As);
-            for (k = 0; k < 9; ++k) {
-                int r = k / 3, c = k % 3;
-                tmp[k] = u[r] * u[c];
-                tmp2[k] = (r == c ? 1 : 0) - tmp[k];
-            }
-            mul33(tmp2, P.R03ref[g], Bs);
-            mul33(tmp, P.R03ref[g], Cs);
-            /* R47(psi) = R34^T R03(psi)^T R: Aw = R34^T As^T R, ... */
-            mul33_tn(As, P.R, tmp);
-            mul33_tn(P.R34[g], tmp, Aw);
-            mul33_tn(Bs, P.R, tmp);
-            mul33_tn(P.R34[g], tmp, Bw);
-            mul33_tn(Cs, P.R, tmp);
-            mul33_tn(P.R34[g], tmp, Cw);
-            n_ss = singular_psi(entry(As, Bs, Cs, 7, 1), sing_s);
-            n_sw = singular_psi(entry(Aw, Bw, Cw, 8, 1), sing_w);
-            /* t1 = atan2(g R03[1][1], g R03[0][1]); t2 = g acos(R03[2][1]);
-             * t3 = atan2(-g R03[2][2], -g R03[2][0]); t5 = atan2(g R47[1][2], g R47[0][2]);
-             * t6 = g acos(R47[2][2]); t7 = atan2(g R47[2][1], -g R47[2][0]). */
-            joint_psi_sets(m, 0, JT_TAN, entry(As, Bs, Cs, 4, 1), entry(As, Bs, Cs, 1, 1), none, sing_s, n_ss, js[0]);
-            joint_psi_sets(m, 1, JT_COS, none, none, entry(As, Bs, Cs, 7, 1), 0, 0, js[1]);
-            joint_psi_sets(m, 2, JT_TAN, entry(As, Bs, Cs, 8, -1), entry(As, Bs, Cs, 6, -1), none, sing_s, n_ss, js[2]);
-            joint_psi_sets(m, 4, JT_TAN, entry(Aw, Bw, Cw, 5, 1), entry(Aw, Bw, Cw, 2, 1), none, sing_w, n_sw, jw[0]);
-            joint_psi_sets(m, 5, JT_COS, none, none, entry(Aw, Bw, Cw, 8, 1), 0, 0, jw[1]);
-            joint_psi_sets(m, 6, JT_TAN, entry(Aw, Bw, Cw, 7, 1), entry(Aw, Bw, Cw, 6, -1), none, sing_w, n_sw, jw[2]);
-            for (g2 = 0; g2 < 2; ++g2) {
-                pik_psi_set sh, t1;
-                set_intersect(&js[0][g2], &js[1][g2], &t1);
-                set_intersect(&t1, &js[2][g2], &sh);
-                for (g6 = 0; g6 < 2; ++g6) {
-                    pik_psi_set wr, t2;
-                    int bv = g2 | (g << 1) | (g6 << 2);
-                    set_intersect(&jw[0][g6], &jw[1][g6], &t2);
-                    set_intersect(&t2, &jw[2][g6], &wr);
-                    set_intersect(&sh, &wr, &branch[bv]);
-                }
-            }
-        }
-        for (b = 0; b < 8; ++b) {
-            set_union(&all, &branch[b], &all);
-        }
+    if (pik_fabs(f.c - r + 1) < SRS_SINGULAR_PSI_TOL) {
+        out[n++] = pik_atan2_r(-f.a, -f.b);
     }
-    if (per_branch) {
-        for (b = 0; b < 8; ++b) {
-            per_branch[b] = branch[b];
-        }
-    }
-    if (union_out) {
-        *union_out = all;
-    }
-    return st;
+    return n;
 }
 
-/* ---------------------------------------------------------------- choosing psi */
-
-/* Joint angles (GC2 = GC6 = +1) of arm g at psi, without the self-check: the search's inner loop.
- * The chosen psi is solved again exactly, with its check, before it is returned. */
-static void arm_thetas(const srs_pose *P, int g, pik_real psi, pik_real th[7], pik_real *singularity)
+static void arm_lin(const srs_pose *P, int g, srs_lin_arm *L)
 {
-    pik_real spsi, cpsi, R03[9], R30R[9], R47[9], n2, n6, i2, i6, sn[6], cs[6], out[6];
-    pik_sincos_r(psi, &spsi, &cpsi);
-    r03_at(P, g, spsi, cpsi, R03);
-    mul33_tn(R03, P->R, R30R);
-    dh_tmul(3, (g ? -1 : 1) * P->s4, P->c4, R30R, R47);
-    n2 = pik_sqrt(R03[1] * R03[1] + R03[4] * R03[4]);
-    n6 = pik_sqrt(R47[2] * R47[2] + R47[5] * R47[5]);
-    i2 = 1 / (n2 > SRS_TINY ? n2 : SRS_TINY);
-    i6 = 1 / (n6 > SRS_TINY ? n6 : SRS_TINY);
-    /* R03 column 1 = (c1 s2, s1 s2, c2), row 2 = (-c3 s2, c2, -s2 s3); R47 likewise. */
-    sn[0] = R03[4] * i2;  cs[0] = R03[1] * i2;
-    sn[1] = n2;           cs[1] = R03[7];
-    sn[2] = -R03[8] * i2; cs[2] = -R03[6] * i2;
-    sn[3] = R47[5] * i6;  cs[3] = R47[2] * i6;
-    sn[4] = n6;           cs[4] = R47[8];
-    sn[5] = R47[7] * i6;  cs[5] = -R47[6] * i6;
-    pik_atan2_unit_many(sn, cs, out, 6);
-    th[0] = out[0]; th[1] = out[1]; th[2] = out[2];
-    th[3] = pik_atan2_unit_r((g ? -1 : 1) * P->s4, P->c4);
-    th[4] = out[3]; th[5] = out[4]; th[6] = out[5];
-    *singularity = srs_singularity(n2, P->s4, n6);
+    const pik_real *u = P->u;
+    pik_real ux[9], As[9], Bs[9], Cs[9], Aw[9], Bw[9], Cw[9], tmp[9], tmp2[9];
+    int k;
+    /* R03(psi) = As sin + Bs cos + Cs: As = [u]x R03ref, Bs = (I - u u^T) R03ref, Cs = u u^T R03ref. */
+    ux[0] = 0.0;   ux[1] = -u[2]; ux[2] = u[1];
+    ux[3] = u[2];  ux[4] = 0.0;   ux[5] = -u[0];
+    ux[6] = -u[1]; ux[7] = u[0];  ux[8] = 0.0;
+    mul33(ux, P->R03ref[g], As);
+    for (k = 0; k < 9; ++k) {
+        int r = k / 3, c = k % 3;
+        tmp[k] = u[r] * u[c];
+        tmp2[k] = (r == c ? 1 : 0) - tmp[k];
+    }
+    mul33(tmp2, P->R03ref[g], Bs);
+    mul33(tmp, P->R03ref[g], Cs);
+    /* R47(psi) = R34^T R03(psi)^T R: Aw = R34^T As^T R, ... */
+    mul33_tn(As, P->R, tmp);
+    mul33_tn(P->R34[g], tmp, Aw);
+    mul33_tn(Bs, P->R, tmp);
+    mul33_tn(P->R34[g], tmp, Bw);
+    mul33_tn(Cs, P->R, tmp);
+    mul33_tn(P->R34[g], tmp, Cw);
+    /* t1 = atan2(R03[1][1], R03[0][1]); t2 = acos(R03[2][1]); t3 = atan2(-R03[2][2], -R03[2][0]);
+     * t5 = atan2(R47[1][2], R47[0][2]); t6 = acos(R47[2][2]); t7 = atan2(R47[2][1], -R47[2][0]). */
+    L->n[0] = entry(As, Bs, Cs, 4, 1);  L->d[0] = entry(As, Bs, Cs, 1, 1);
+    L->n[1] = entry(As, Bs, Cs, 7, 0);  L->d[1] = entry(As, Bs, Cs, 7, 1);
+    L->n[2] = entry(As, Bs, Cs, 8, -1); L->d[2] = entry(As, Bs, Cs, 6, -1);
+    L->n[3] = entry(Aw, Bw, Cw, 5, 1);  L->d[3] = entry(Aw, Bw, Cw, 2, 1);
+    L->n[4] = entry(Aw, Bw, Cw, 8, 0);  L->d[4] = entry(Aw, Bw, Cw, 8, 1);
+    L->n[5] = entry(Aw, Bw, Cw, 7, 1);  L->d[5] = entry(Aw, Bw, Cw, 6, -1);
+    L->half_singular[0] = 0;
+    L->half_singular[1] = 0;
+    L->n_sing = singular_psi(L->d[1], L->sing_psi, &L->half_singular[0]);
+    L->n_sing += singular_psi(L->d[4], L->sing_psi + L->n_sing, &L->half_singular[1]);
 }
 
-typedef struct srs_cost_ctx {
-    const pik_srs_model *m;
-    const srs_pose *P;
-    const pik_real *qc;    /* may be NULL */
-    const pik_select_options *o; /* never NULL */
-    int use_margin;        /* minimise -margin instead of the distance */
-    pik_real continuous;   /* a step up to this is continuous */
-    int blocked;           /* set when keep_branch rejected a candidate */
-} srs_cost_ctx;
-
-/* Cost of branch b given its arm's representative angles (pik_select_options' cost, see
- * pik_types.h); HUGE_VAL when outside the limits or rejected by keep_branch. */
-static pik_real branch_cost(srs_cost_ctx *X, int b, const pik_real th_rep[7], pik_real singularity, pik_real q_out[7])
+/* Sign of dt/dpsi of joint k (representative branch) at (s, c) = (sin, cos) psi: for t = atan2(n, d)
+ * it is the sign of n' d - n d' = (a1 b2 - a2 b1) + (a1 c2 - a2 c1) cos + (b2 c1 - b1 c2) sin; for
+ * t = acos(f) the sign of -f' = b sin - a cos. Its zeros are the joint's stationary arm angles. */
+static lin3 joint_rate(const srs_lin_arm *L, int k)
 {
-    const pik_srs_model *m = X->m;
-    const pik_select_options *o = X->o;
-    pik_real th[7], margin = PIK_HUGE, dist = 0.0, soft = 0.0, step = 0.0, cost;
+    lin3 r;
+    if (SRS_IS_COS(k)) {
+        r.a = L->d[k].b;
+        r.b = -L->d[k].a;
+        r.c = 0;
+    } else {
+        const lin3 n = L->n[k], d = L->d[k];
+        r.a = d.b * n.c - n.b * d.c;
+        r.b = n.a * d.c - d.a * n.c;
+        r.c = n.a * d.b - d.a * n.b;
+    }
+    return r;
+}
+
+/* Breakpoints of arm g in [-pi, pi], sorted, -pi and pi included: the arm angles where a joint meets
+ * one of its limits, the edges of the exclusions around isolated singular arm angles, and with
+ * `stationary` the arm angles where a joint's rate changes sign. Between consecutive breakpoints every
+ * joint stays inside or outside its limits, and (with `stationary`) moves monotonically.
+ * At most 2 + 6 x 2 x 2 + 4 x 2 + 6 x 2 = 46 values. */
+#define SRS_MAX_BREAKS 46
+static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, pik_real *br)
+{
+    int nb = 0, k, e, j;
+    br[nb++] = -PIK_PI;
+    br[nb++] = PIK_PI;
+    for (k = 0; k < 6; ++k) {
+        int joint = srs_joint_of[k];
+        if (L->half_singular[k / 3]) {
+            continue; /* t1 + t3 (t5 + t7) only: breakpoints of the seed's split are not needed */
+        }
+        for (e = 0; e < 2; ++e) {
+            pik_real sl, cl, r[2];
+            int nr;
+            pik_sincos_r(theta_of_q(m, joint, e ? m->upper_rad[joint] : m->lower_rad[joint]), &sl, &cl);
+            if (SRS_IS_COS(k)) {
+                nr = sincos_roots(L->d[k].a, L->d[k].b, L->d[k].c - cl, r);
+            } else {
+                /* t = t_lim (or t_lim + pi): n cos t_lim - d sin t_lim = 0 */
+                nr = sincos_roots(L->n[k].a * cl - L->d[k].a * sl, L->n[k].b * cl - L->d[k].b * sl,
+                                  L->n[k].c * cl - L->d[k].c * sl, r);
+            }
+            for (j = 0; j < nr; ++j) {
+                br[nb++] = r[j];
+            }
+        }
+        if (stationary) {
+            lin3 rate = joint_rate(L, k);
+            pik_real r[2];
+            int nr = sincos_roots(rate.a, rate.b, rate.c, r);
+            for (j = 0; j < nr; ++j) {
+                br[nb++] = r[j];
+            }
+        }
+    }
+    for (j = 0; j < L->n_sing; ++j) {
+        br[nb++] = pik_wrap_pi(L->sing_psi[j] - PIK_PSI_SINGULAR_EXCLUSION_RAD);
+        br[nb++] = pik_wrap_pi(L->sing_psi[j] + PIK_PSI_SINGULAR_EXCLUSION_RAD);
+    }
+    sort_reals(br, nb);
+    return nb;
+}
+
+/* 1 when psi lies inside the exclusion around one of L's isolated singular arm angles. */
+static int in_exclusion(const srs_lin_arm *L, pik_real psi)
+{
     int j;
-    memcpy(th, th_rep, sizeof th);
+    for (j = 0; j < L->n_sing; ++j) {
+        if (pik_fabs(pik_wrap_pi(psi - L->sing_psi[j])) < PIK_PSI_SINGULAR_EXCLUSION_RAD) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Joint angles t of arm g at psi (representative branch), from the same arm_sincos as the IK. */
+static void arm_thetas(const srs_pose *P, int g, pik_real psi, const pik_real *seed_theta, pik_real th[7],
+                       pik_real *singularity)
+{
+    srs_arm A;
+    srs_arm_rot W;
+    pik_real spsi, cpsi;
+    pik_sincos_r(psi, &spsi, &cpsi);
+    arm_sincos(P, g, spsi, cpsi, seed_theta, &A, &W);
+    pik_atan2_unit_many(A.s, A.c, th, 7);
+    *singularity = srs_singularity(A.s[1], A.s[3], A.s[5]);
+}
+
+/* Branch b's angles from the representative's: GC2 negative (t1 + pi, -t2, t3 + pi), GC6 negative
+ * (t5 + pi, -t6, t7 + pi); t4's sign is the arm's. */
+static void branch_thetas(int b, const pik_real rep[7], pik_real th[7])
+{
+    memcpy(th, rep, 7 * sizeof th[0]);
     if (b & 1) {
         th[0] -= pik_copysign(PIK_PI, th[0]);
         th[1] = -th[1];
@@ -961,225 +870,255 @@ static pik_real branch_cost(srs_cost_ctx *X, int b, const pik_real th_rep[7], pi
         th[5] = -th[5];
         th[6] -= pik_copysign(PIK_PI, th[6]);
     }
+}
+
+static void q_of_thetas(const pik_srs_model *m, const pik_real th[7], pik_real q[7])
+{
+    int j;
     for (j = 0; j < 7; ++j) {
-        pik_real q = q_of_theta(m, j, th[j]), lo = m->lower_rad[j], hi = m->upper_rad[j], mj;
-        if (X->qc) { /* a joint may take q +- 2pi where its range allows */
-            pik_real alt1 = q + PIK_TWO_PI, alt2 = q - PIK_TWO_PI;
-            if (pik_within(alt1, lo, hi) && pik_fabs(alt1 - X->qc[j]) < pik_fabs(q - X->qc[j])) {
-                q = alt1;
-            }
-            if (pik_within(alt2, lo, hi) && pik_fabs(alt2 - X->qc[j]) < pik_fabs(q - X->qc[j])) {
-                q = alt2;
-            }
-        }
-        if (!pik_within(q, lo, hi)) {
-            return PIK_HUGE;
-        }
-        q = q < lo ? lo : (q > hi ? hi : q);
-        if (q_out) {
-            q_out[j] = q;
-        }
-        mj = q - lo < hi - q ? q - lo : hi - q;
-        margin = mj < margin ? mj : margin;
-        if (mj < o->soft_limit_margin_rad) {
-            soft += (o->soft_limit_margin_rad - mj) * (o->soft_limit_margin_rad - mj);
-        }
-        if (X->qc) {
-            pik_real d = q - X->qc[j];
-            dist += (o->weights ? o->weights[j] : 1) * d * d;
-            step = pik_fabs(d) > step ? pik_fabs(d) : step;
-        }
+        q[j] = q_of_theta(m, j, th[j]);
     }
-    if (margin < o->limit_margin_rad) {
-        return PIK_HUGE;
-    }
-    cost = (X->use_margin ? -margin : dist) + o->limit_penalty * soft;
-    if (singularity < o->singularity_margin) {
-        cost += o->singularity_penalty * (o->singularity_margin - singularity) * (o->singularity_margin - singularity);
-    }
-    if (o->branch_current >= 0 && b != o->branch_current && step > X->continuous) {
-        if (o->keep_branch) {
-            X->blocked = 1;
-            return PIK_HUGE;
-        }
-        cost += o->branch_switch_penalty;
-    }
-    return cost;
 }
 
-typedef struct srs_best {
-    int found;
-    pik_real cost, psi;
-    int branch;
-} srs_best;
+/* ---------------------------------------------------------------- feasible arm angles */
 
-static pik_real eval_branch(srs_cost_ctx *X, int b, pik_real psi, srs_best *best)
+/* Appends [lo, hi] to S (sorted input), merging with the last interval when they touch.
+ * Returns 0 when S is full (cannot happen within the proven bound, see pik_srs.h). */
+static int set_add(pik_psi_set *S, pik_real lo, pik_real hi)
 {
-    pik_real th[7], cost, sing;
-    int g = (b >> 1) & 1;
-    if (g >= X->P->n_gc4) {
-        return PIK_HUGE;
+    if (hi <= lo) {
+        return 1;
     }
-    arm_thetas(X->P, g, psi, th, &sing);
-    cost = branch_cost(X, b, th, sing, 0);
-    if (cost < PIK_HUGE && (!best->found || cost < best->cost)) {
-        best->found = 1;
-        best->cost = cost;
-        best->psi = psi;
-        best->branch = b;
+    if (S->count > 0 && lo <= S->hi_rad[S->count - 1] + SRS_INTERVAL_MERGE) {
+        if (hi > S->hi_rad[S->count - 1]) {
+            S->hi_rad[S->count - 1] = hi;
+        }
+        return 1;
     }
-    return cost;
+    if (S->count >= PIK_MAX_PSI_INTERVALS) {
+        return 0;
+    }
+    S->lo_rad[S->count] = lo;
+    S->hi_rad[S->count] = hi;
+    S->count++;
+    return 1;
 }
 
-/* All 8 branches at one psi (two arm evaluations). */
-static void eval_all(srs_cost_ctx *X, pik_real psi, srs_best *best)
+static int set_union(const pik_psi_set *A, const pik_psi_set *B, pik_psi_set *C)
 {
-    int g, b;
-    for (g = 0; g < X->P->n_gc4; ++g) {
-        pik_real th[7], sing;
-        arm_thetas(X->P, g, psi, th, &sing);
-        for (b = 0; b < 8; ++b) {
-            if (((b >> 1) & 1) == g) {
-                pik_real cost = branch_cost(X, b, th, sing, 0);
-                if (cost < PIK_HUGE && (!best->found || cost < best->cost)) {
-                    best->found = 1;
-                    best->cost = cost;
-                    best->psi = psi;
-                    best->branch = b;
+    int i = 0, j = 0, ok = 1;
+    pik_psi_set out;
+    out.count = 0;
+    while (i < A->count || j < B->count) {
+        if (j >= B->count || (i < A->count && A->lo_rad[i] <= B->lo_rad[j])) {
+            ok &= set_add(&out, A->lo_rad[i], A->hi_rad[i]);
+            ++i;
+        } else {
+            ok &= set_add(&out, B->lo_rad[j], B->hi_rad[j]);
+            ++j;
+        }
+    }
+    *C = out;
+    return ok;
+}
+
+/* Which of arm g's four branches (bit (b >> 1 & 2) | (b & 1)... indexed 0..3 by GC2 | GC6 << 1) are
+ * inside the limits at psi: the joints evaluated by arm_thetas, tested against the limits. */
+static unsigned arm_feasible_at(const pik_srs_model *m, const srs_pose *P, int g, pik_real psi, const pik_real *seed_theta)
+{
+    pik_real rep[7], th[7], q[7], sing;
+    unsigned mask = 0u;
+    int k, j;
+    arm_thetas(P, g, psi, seed_theta, rep, &sing);
+    for (k = 0; k < 4; ++k) {
+        int b = (k & 1) | (g << 1) | ((k >> 1) << 2), in = 1;
+        branch_thetas(b, rep, th);
+        q_of_thetas(m, th, q);
+        for (j = 0; j < 7; ++j) {
+            in &= pik_within(q[j], m->lower_rad[j], m->upper_rad[j]);
+        }
+        mask |= (unsigned)in << k;
+    }
+    return mask;
+}
+
+int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pik_psi_set *per_branch,
+                                pik_psi_set *union_out)
+{
+    srs_pose P;
+    pik_psi_set branch[8], all;
+    int st, g, b, ok = 1;
+    if (m == 0 || T == 0) {
+        return PIK_ERR_NULL;
+    }
+    for (b = 0; b < 8; ++b) {
+        branch[b].count = 0;
+    }
+    all.count = 0;
+    st = prepare_pose(m, T, &P);
+    if (st == PIK_OK) {
+        for (g = 0; g < P.n_gc4; ++g) {
+            srs_lin_arm L;
+            pik_real br[SRS_MAX_BREAKS];
+            int nb, i, k;
+            pik_real q4 = q_of_theta(m, 3, pik_atan2_unit_r((g ? -1 : 1) * P.s4, P.c4));
+            if (!pik_within(q4, m->lower_rad[3], m->upper_rad[3])) {
+                continue;
+            }
+            arm_lin(&P, g, &L);
+            nb = arm_breaks(m, &L, 0, br);
+            for (i = 0; i + 1 < nb; ++i) {
+                pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1);
+                unsigned mask;
+                if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(&L, mid)) {
+                    continue;
+                }
+                mask = arm_feasible_at(m, &P, g, mid, 0);
+                for (k = 0; k < 4; ++k) {
+                    if (mask & (1u << k)) {
+                        ok &= set_add(&branch[(k & 1) | (g << 1) | ((k >> 1) << 2)], a0, a1);
+                    }
                 }
             }
         }
+        for (b = 0; b < 8; ++b) {
+            ok &= set_union(&all, &branch[b], &all);
+        }
     }
+    if (per_branch) {
+        for (b = 0; b < 8; ++b) {
+            per_branch[b] = branch[b];
+        }
+    }
+    if (union_out) {
+        *union_out = all;
+    }
+    return st == PIK_OK && !ok ? PIK_ERR_BAD_MODEL : st; /* cannot happen: see PIK_MAX_PSI_INTERVALS */
 }
 
-/* Golden-section search of branch b's cost on [lo, hi]. */
-static void golden(srs_cost_ctx *X, int b, pik_real lo, pik_real hi, int iterations, srs_best *best)
+/* ---------------------------------------------------------------- choosing psi */
+
+/* The search state of one pik_srs_select call. */
+typedef struct srs_search {
+    const pik_srs_model *m;
+    const srs_pose *P;
+    pik_scorer sc;
+    const pik_real *seed_theta;  /* q_current's t, NULL without q_current */
+    unsigned allowed;            /* branch mask the caller permits */
+    int blocked;                 /* keep_branch rejected a candidate */
+    int found;
+    pik_real cost, psi;
+    int branch;
+} srs_search;
+
+/* Scores the allowed branches of arm g at psi; keeps the best. Returns branch `want`'s cost (HUGE
+ * when it does not qualify). rep_out (may be NULL) receives the representative angles. */
+static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *rep_out)
 {
-    const pik_real ratio = 0.6180339887498949;
+    pik_real rep[7], th[7], q[7], sing, want_cost = PIK_HUGE;
+    int k;
+    arm_thetas(S->P, g, psi, S->seed_theta, rep, &sing);
+    if (rep_out) {
+        memcpy(rep_out, rep, sizeof rep);
+    }
+    for (k = 0; k < 4; ++k) {
+        int b = (k & 1) | (g << 1) | ((k >> 1) << 2), verdict;
+        pik_score_out r;
+        if (!(S->allowed & (1u << b))) {
+            continue;
+        }
+        branch_thetas(b, rep, th);
+        q_of_thetas(S->m, th, q);
+        verdict = pik_score(&S->sc, q, sing, b, 0, &r);
+        S->blocked |= verdict == PIK_SCORE_BLOCKED;
+        if (verdict != PIK_SCORE_OK) {
+            continue;
+        }
+        if (b == want) {
+            want_cost = r.cost;
+        }
+        if (!S->found || r.cost < S->cost) {
+            S->found = 1;
+            S->cost = r.cost;
+            S->psi = psi;
+            S->branch = b;
+        }
+    }
+    return want_cost;
+}
+
+static pik_real visit_branch(srs_search *S, int b, pik_real psi)
+{
+    return visit(S, (b >> 1) & 1, psi, b, 0);
+}
+
+/* Minimises branch b's cost on [lo, hi] by golden-section search with parabolic steps (the cost is
+ * smooth in psi between breakpoints). */
+static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi, int iterations)
+{
+    const pik_real ratio = PIK_R(0.6180339887498949);
     pik_real x1 = hi - ratio * (hi - lo), x2 = lo + ratio * (hi - lo);
-    pik_real f1 = eval_branch(X, b, x1, best), f2 = eval_branch(X, b, x2, best);
+    pik_real f1 = visit_branch(S, b, x1), f2 = visit_branch(S, b, x2);
     int it;
-    for (it = 0; it < iterations; ++it) {
+    for (it = 0; it < iterations && hi - lo > PIK_R(1e-10); ++it) {
         if (f1 <= f2) {
             hi = x2;
             x2 = x1;
             f2 = f1;
             x1 = hi - ratio * (hi - lo);
-            f1 = eval_branch(X, b, x1, best);
+            f1 = visit_branch(S, b, x1);
         } else {
             lo = x1;
             x1 = x2;
             f1 = f2;
             x2 = lo + ratio * (hi - lo);
-            f2 = eval_branch(X, b, x2, best);
-        }
-    }
-}
-
-/* The widest interval of S and its centre, joining the intervals that touch -pi and pi. */
-static void widest_interval(const pik_psi_set *S, pik_real *width, pik_real *centre)
-{
-    int k;
-    int wraps = S->count > 1 && S->lo_rad[0] <= -PIK_PI + SRS_PSI_EPS && S->hi_rad[S->count - 1] >= PIK_PI - SRS_PSI_EPS;
-    *width = -1.0;
-    *centre = 0.0;
-    for (k = 0; k < S->count; ++k) {
-        pik_real lo = S->lo_rad[k], hi = S->hi_rad[k];
-        if (wraps && k == 0) {
-            continue; /* counted with the last interval */
-        }
-        if (wraps && k == S->count - 1) {
-            hi = S->hi_rad[0] + PIK_TWO_PI;
-        }
-        if (hi - lo > *width) {
-            *width = hi - lo;
-            *centre = pik_wrap_pi(PIK_R(0.5) * (lo + hi));
-        }
-    }
-}
-
-/* Global search: in every feasible interval of every branch, 16 samples (plus the current arm
- * angle clamped into it, and both ends); every sample that is not higher than its neighbours is
- * refined by golden section between them. */
-static void global_search(srs_cost_ctx *X, const pik_psi_set branch[8], const pik_real *lower_bound,
-                          pik_real psi_c, srs_best *best)
-{
-    enum { NS = 16 };
-    int b, k, i;
-    for (b = 0; b < 8; ++b) {
-        if (lower_bound && best->found && lower_bound[b] >= best->cost) {
-            continue; /* no arm angle of this branch can beat what we have */
-        }
-        for (k = 0; k < branch[b].count; ++k) {
-            pik_real lo = branch[b].lo_rad[k], hi = branch[b].hi_rad[k], inset = SRS_INSET_REL * (hi - lo);
-            pik_real x[NS + 2], f[NS + 2];
-            if (X->qc) {
-                eval_branch(X, b, psi_c < lo + inset ? lo + inset : (psi_c > hi - inset ? hi - inset : psi_c), best);
-            }
-            x[0] = lo + inset;
-            f[0] = eval_branch(X, b, x[0], best);
-            for (i = 1; i <= NS; ++i) {
-                x[i] = lo + (hi - lo) * (i - PIK_R(0.5)) / NS;
-                f[i] = eval_branch(X, b, x[i], best);
-            }
-            x[NS + 1] = hi - inset;
-            f[NS + 1] = eval_branch(X, b, x[NS + 1], best);
-            for (i = 0; i <= NS + 1; ++i) { /* the ends too: the optimum may sit near a limit */
-                int lo_i = i > 0 ? i - 1 : 0, hi_i = i <= NS ? i + 1 : NS + 1;
-                if (f[i] < PIK_HUGE && f[i] <= f[lo_i] && f[i] <= f[hi_i]) {
-                    golden(X, b, x[lo_i], x[hi_i], 30, best);
-                }
-            }
+            f2 = visit_branch(S, b, x2);
         }
     }
 }
 
 /* Local search of branch b from psi0: bracket the minimum by walking downhill with growing steps,
- * then successive parabolic interpolation (golden steps where the parabola is unusable); the cost
- * is smooth in psi away from limits, so a few evaluations bracket it to 2e-5 rad (the cost is then
- * within ~1e-10 of its minimum; the solution returned is exact whatever psi is chosen). */
-static void local_search(srs_cost_ctx *X, int b, pik_real psi0, srs_best *best)
+ * then successive parabolic interpolation (golden steps where the parabola is unusable). */
+static void local_search(srs_search *S, int b, pik_real psi0)
 {
-    pik_real a, x, c, fa, fx, fc, step = 0.02;
+    pik_real a, x, c, fa, fx, fc, step = PIK_R(0.02);
     int it;
-    fx = eval_branch(X, b, psi0, best);
+    fx = visit_branch(S, b, psi0);
     if (fx == PIK_HUGE) {
         return;
     }
     x = psi0;
     a = x - step;
     c = x + step;
-    fa = eval_branch(X, b, a, best);
-    fc = eval_branch(X, b, c, best);
-    /* expand until x is lower than both neighbours */
+    fa = visit_branch(S, b, a);
+    fc = visit_branch(S, b, c);
     for (it = 0; it < 12 && !(fx <= fa && fx <= fc); ++it) {
         step *= 2;
         if (fa < fc) {
             c = x; fc = fx;
             x = a; fx = fa;
             a = x - step;
-            fa = eval_branch(X, b, a, best);
+            fa = visit_branch(S, b, a);
         } else {
             a = x; fa = fx;
             x = c; fx = fc;
             c = x + step;
-            fc = eval_branch(X, b, c, best);
+            fc = visit_branch(S, b, c);
         }
     }
     if (!(fx <= fa && fx <= fc)) {
         return;
     }
-    for (it = 0; it < 24 && c - a > PIK_R(2e-5); ++it) {
+    for (it = 0; it < 40 && c - a > PIK_R(1e-9); ++it) {
         pik_real num = (x - a) * (x - a) * (fx - fc) - (x - c) * (x - c) * (fx - fa);
         pik_real den = (x - a) * (fx - fc) - (x - c) * (fx - fa);
         pik_real u, fu;
         int parabolic = den != 0 && fa < PIK_HUGE && fc < PIK_HUGE;
         u = parabolic ? x - PIK_R(0.5) * num / den : 0;
-        if (!parabolic || !(u > a && u < c) || pik_fabs(u - x) < SRS_INSET_REL) {
-            /* golden step into the larger side */
+        if (!parabolic || !(u > a && u < c) || pik_fabs(u - x) < PIK_R(1e-10)) {
             u = (x - a > c - x) ? x - PIK_R(0.381966) * (x - a) : x + PIK_R(0.381966) * (c - x);
         }
-        fu = eval_branch(X, b, u, best);
+        fu = visit_branch(S, b, u);
         if (fu <= fx) {
             if (u < x) { c = x; fc = fx; } else { a = x; fa = fx; }
             x = u;
@@ -1190,26 +1129,249 @@ static void local_search(srs_cost_ctx *X, int b, pik_real psi0, srs_best *best)
     }
 }
 
+/* Angular distance |wrap(a - b)|. */
+static pik_real ang_dist(pik_real a, pik_real b) { return pik_fabs(pik_wrap_pi(a - b)); }
+
+/* Angular distance from t to the arc that starts at ta and sweeps `sweep` (signed, |sweep| < 2pi). */
+static pik_real arc_dist(pik_real t, pik_real ta, pik_real sweep)
+{
+    pik_real from_a = pik_wrap_pi(t - ta), tb = ta + sweep;
+    if (sweep >= 0) {
+        if (from_a < 0) {
+            from_a += PIK_TWO_PI;
+        }
+        if (from_a <= sweep) {
+            return 0;
+        }
+    } else {
+        if (from_a > 0) {
+            from_a -= PIK_TWO_PI;
+        }
+        if (from_a >= sweep) {
+            return 0;
+        }
+    }
+    {
+        pik_real da = ang_dist(t, ta), db = ang_dist(t, tb);
+        return da < db ? da : db;
+    }
+}
+
+/* Largest limit margin of joint j over the arc of t (ta, sweep): the middle of the range if the arc
+ * passes it, else the better end (the margin is unimodal along the circle). Ranges wider than 2pi
+ * are not bounded. */
+static pik_real arc_margin_ub(const pik_srs_model *m, int j, pik_real ta, pik_real sweep)
+{
+    pik_real lo = m->lower_rad[j], hi = m->upper_rad[j], mid_t, qa, qb, ma, mb;
+    if (lo < -PIK_PI || hi > PIK_PI) {
+        return PIK_R(0.5) * (hi - lo);
+    }
+    mid_t = theta_of_q(m, j, PIK_R(0.5) * (lo + hi));
+    if (arc_dist(mid_t, ta, sweep) == 0) {
+        return PIK_R(0.5) * (hi - lo);
+    }
+    qa = q_of_theta(m, j, pik_wrap_pi(ta));
+    qb = q_of_theta(m, j, pik_wrap_pi(ta + sweep));
+    ma = qa - lo < hi - qa ? qa - lo : hi - qa;
+    mb = qb - lo < hi - qb ? qb - lo : hi - qb;
+    return ma > mb ? ma : mb;
+}
+
+/*
+ * Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
+ * is monotone in a cell): per branch, a cell whose lower bound -- each joint's angular distance from
+ * q_current to the arc the joint sweeps over the cell (or, without q_current, minus the best margin
+ * the arcs allow) -- is below the best cost so far is searched; the others cannot hold the optimum.
+ */
+static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
+{
+    const pik_srs_model *m = S->m;
+    const pik_select_options *o = S->sc.o;
+    srs_lin_arm L;
+    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7];
+    int nb, i, k, j;
+    arm_lin(S->P, g, &L);
+    nb = arm_breaks(m, &L, 1, br);
+    for (j = 0; j < L.n_sing; ++j) {
+        /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
+        visit(S, g, L.sing_psi[j], -1, 0);
+    }
+    visit(S, g, br[0], -1, rep_a);
+    for (i = 0; i + 1 < nb; ++i) {
+        pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1), sm, cm, rate[6];
+        visit(S, g, a1, -1, rep_b);
+        if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(&L, mid)) {
+            memcpy(rep_a, rep_b, sizeof rep_a);
+            continue;
+        }
+        pik_sincos_r(mid, &sm, &cm);
+        for (k = 0; k < 6; ++k) {
+            rate[k] = lin_eval(joint_rate(&L, k), sm, cm);
+        }
+        for (k = 0; k < 4; ++k) {
+            int b = (k & 1) | (g << 1) | ((k >> 1) << 2), jj, feasible = 1;
+            pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE;
+            if (!(S->allowed & (1u << b))) {
+                continue;
+            }
+            branch_thetas(b, rep_a, ta);
+            branch_thetas(b, rep_b, tb);
+            for (jj = 0; jj < 7; ++jj) {
+                pik_real sweep, w = o->weights ? o->weights[jj] : 1, mid_t, qm;
+                int kk = jj < 3 ? jj : jj - 1;
+                if (jj == 3) {
+                    sweep = 0;
+                } else if (L.half_singular[kk / 3]) {
+                    continue; /* t1 + t3 (t5 + t7) only: no bound from these joints */
+                } else {
+                    /* monotone: the sweep's sign is the rate's; t2 and t6 run backwards on the flipped branch */
+                    int flipped = (kk == 1 && (b & 1)) || (kk == 4 && (b & 4));
+                    pik_real dir = (rate[kk] >= 0) != flipped ? 1 : -1;
+                    sweep = pik_wrap_pi(tb[jj] - ta[jj]);
+                    if (sweep * dir < 0) {
+                        sweep += dir * PIK_TWO_PI;
+                    }
+                }
+                /* feasibility: no limit is crossed inside the cell, so the arc's middle decides */
+                mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
+                qm = q_of_theta(m, jj, mid_t);
+                if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
+                      pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
+                      pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
+                    feasible = 0;
+                    break;
+                }
+                if (S->sc.q_current) {
+                    pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
+                    lb += w * d * d;
+                } else {
+                    pik_real ub = arc_margin_ub(m, jj, ta[jj], sweep);
+                    margin_ub = ub < margin_ub ? ub : margin_ub;
+                }
+            }
+            if (!feasible) {
+                continue;
+            }
+            if (!S->sc.q_current) {
+                lb = -margin_ub;
+            }
+            if (!S->found || lb < S->cost - SRS_COST_TOL) {
+                pik_real inset = SRS_INSET_REL * (a1 - a0);
+                minimise_on(S, b, a0 + inset, a1 - inset, 48);
+            }
+        }
+        memcpy(rep_a, rep_b, sizeof rep_a);
+    }
+}
+
+/* The widest feasible interval over the allowed branches (an interval ending at pi continues the
+ * one starting at -pi) and its centre, visited. Runs are tracked cell by cell, without interval sets
+ * (stack). */
+static void widest(srs_search *S)
+{
+    pik_real first_hi[8], run_lo[8], run_hi[8], wbest = -1, cbest = 0;
+    int b, g, k, bbest = -1, have_first[8], in_run[8];
+    for (b = 0; b < 8; ++b) {
+        have_first[b] = 0;
+        in_run[b] = 0;
+        first_hi[b] = run_lo[b] = run_hi[b] = 0;
+    }
+    for (g = 0; g < S->P->n_gc4; ++g) {
+        srs_lin_arm L;
+        pik_real br[SRS_MAX_BREAKS];
+        int nb, i;
+        arm_lin(S->P, g, &L);
+        nb = arm_breaks(S->m, &L, 0, br);
+        for (i = 0; i + 1 < nb; ++i) {
+            pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1);
+            unsigned mask = 0u;
+            int last = i + 2 == nb;
+            if (!(a1 - a0 < SRS_INTERVAL_MIN) && !in_exclusion(&L, mid)) {
+                mask = arm_feasible_at(S->m, S->P, g, mid, 0);
+            }
+            for (k = 0; k < 4; ++k) {
+                int bb = (k & 1) | (g << 1) | ((k >> 1) << 2);
+                int feasible = (mask & (1u << k)) && (S->allowed & (1u << bb));
+                if (a1 - a0 < SRS_INTERVAL_MIN && !last) {
+                    continue; /* a sliver between breakpoints neither ends nor starts a run */
+                }
+                if (feasible) {
+                    if (!in_run[bb]) {
+                        in_run[bb] = 1;
+                        run_lo[bb] = a0;
+                    }
+                    run_hi[bb] = a1;
+                }
+                if (in_run[bb] && (!feasible || last)) { /* the run ends */
+                    pik_real lo = run_lo[bb], hi = run_hi[bb];
+                    in_run[bb] = 0;
+                    if (lo <= -PIK_PI + SRS_PSI_EPS && !have_first[bb]) {
+                        have_first[bb] = 1;
+                        first_hi[bb] = hi;
+                    }
+                    if (hi >= PIK_PI - SRS_PSI_EPS && have_first[bb] && lo > -PIK_PI + SRS_PSI_EPS) {
+                        hi = first_hi[bb] + PIK_TWO_PI; /* joined across +-pi */
+                    }
+                    if (hi - lo > wbest + SRS_PSI_EPS) { /* strict: the lower branch value wins ties */
+                        wbest = hi - lo;
+                        cbest = pik_wrap_pi(PIK_R(0.5) * (lo + hi));
+                        bbest = bb;
+                    }
+                }
+            }
+        }
+    }
+    if (bbest >= 0) {
+        visit_branch(S, bbest, cbest);
+    }
+}
+
 int pik_srs_select(const pik_srs_model *m, const pik_real T[16], const pik_real *q_current_rad, pik_psi_policy policy,
                    pik_real *psi_rad_inout, const pik_select_options *opts, pik_selection *sel)
 {
+    return pik_srs_select_in(m, T, q_current_rad, policy, 0xFFu, psi_rad_inout, opts, sel);
+}
+
+/* Simple lower bound of branch b's cost for any psi, from q_current's angles th_c: t4 is fixed on a
+ * branch, and t2 (t6) of the other sign is at least min(|t|, pi - |t|) away. */
+static pik_real branch_bound(const srs_search *S, int b, const pik_real th_c[7])
+{
+    const pik_select_options *o = S->sc.o;
+    pik_real lb, d, t4 = pik_atan2_unit_r((b & 2 ? -1 : 1) * S->P->s4, S->P->c4);
+    d = ang_dist(t4, th_c[3]);
+    lb = (o->weights ? o->weights[3] : 1) * d * d;
+    if ((b & 1) != (th_c[1] < 0)) {
+        d = pik_fabs(th_c[1]) < PIK_PI - pik_fabs(th_c[1]) ? pik_fabs(th_c[1]) : PIK_PI - pik_fabs(th_c[1]);
+        lb += (o->weights ? o->weights[1] : 1) * d * d;
+    }
+    if (((b >> 2) & 1) != (th_c[5] < 0)) {
+        d = pik_fabs(th_c[5]) < PIK_PI - pik_fabs(th_c[5]) ? pik_fabs(th_c[5]) : PIK_PI - pik_fabs(th_c[5]);
+        lb += (o->weights ? o->weights[5] : 1) * d * d;
+    }
+    return lb;
+}
+
+int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_real *q_current_rad,
+                      pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
+                      const pik_select_options *opts, pik_selection *sel)
+{
     static const pik_select_options zero_opts; /* const: not mutable state */
+    const pik_select_options *o = opts ? opts : &zero_opts;
     srs_pose P;
-    pik_psi_set branch[8];
-    srs_best best;
-    srs_cost_ctx X;
+    srs_search S;
     pik_solution_set set;
-    int st, b, j, k;
+    pik_real th_c[7], q_sel[7];
+    pik_score_out r;
+    int st, b, g, verdict;
     if (sel == 0 || m == 0 || T == 0 || psi_rad_inout == 0) {
         return PIK_ERR_NULL;
     }
     pik_selection_clear(sel);
-    if ((q_current_rad && !pik_finite_n(q_current_rad, 7)) ||
-        (opts && !pik_select_options_valid(opts))) {
+    if ((q_current_rad && !pik_finite_n(q_current_rad, 7)) || !pik_select_options_valid(o)) {
         return PIK_ERR_BAD_ARGUMENT;
     }
     if (policy == PIK_PSI_GIVEN && !(pik_fabs(*psi_rad_inout) <= PIK_R(1e6))) {
-        return PIK_ERR_NONFINITE;
+        return PIK_ERR_BAD_ARGUMENT;
     }
     st = prepare_pose(m, T, &P);
     if (st != PIK_OK) {
@@ -1218,147 +1380,126 @@ int pik_srs_select(const pik_srs_model *m, const pik_real T[16], const pik_real 
     if (policy == PIK_PSI_NEAREST && q_current_rad == 0) {
         policy = PIK_PSI_WIDEST;
     }
-    X.m = m;
-    X.P = &P;
-    X.qc = policy == PIK_PSI_NEAREST || policy == PIK_PSI_GIVEN ? q_current_rad : 0;
-    X.o = opts ? opts : &zero_opts;
-    X.use_margin = X.qc == 0;
-    X.continuous = X.o->continuous_step_rad > 0 ? X.o->continuous_step_rad : PIK_DEFAULT_CONTINUOUS_STEP_RAD;
-    X.blocked = 0;
-    best.found = 0;
-    best.cost = PIK_HUGE;
-    best.psi = 0.0;
-    best.branch = 0;
+    S.m = m;
+    S.P = &P;
+    pik_scorer_init(&S.sc, 7, m->lower_rad, m->upper_rad,
+                    policy == PIK_PSI_NEAREST || policy == PIK_PSI_GIVEN ? q_current_rad : 0,
+                    q_current_rad ? pik_srs_singularity_of(m, q_current_rad) : PIK_R(-1.0), o);
+    seed_thetas(m, q_current_rad, th_c);
+    S.seed_theta = q_current_rad ? th_c : 0;
+    S.allowed = allowed & 0xFFu;
+    if (P.n_gc4 == 1) {
+        S.allowed &= 0x33u; /* elbow stretched: one elbow branch */
+    }
+    S.blocked = 0;
+    S.found = 0;
+    S.cost = PIK_HUGE;
+    S.psi = 0;
+    S.branch = 0;
 
     if (policy == PIK_PSI_GIVEN) {
-        eval_all(&X, *psi_rad_inout, &best);
+        pik_real psi = pik_wrap_pi(*psi_rad_inout);
+        for (g = 0; g < P.n_gc4; ++g) {
+            visit(&S, g, psi, -1, 0);
+        }
     } else if (policy == PIK_PSI_WIDEST) {
-        pik_real wbest = -1.0;
-        pik_srs_feasible_arm_angles(m, T, branch, 0);
-        for (b = 0; b < 8; ++b) {
-            pik_real w, c;
-            widest_interval(&branch[b], &w, &c);
-            if (w > wbest + SRS_PSI_EPS) { /* strict: the lower branch value wins ties */
-                srs_best cand;
-                cand.found = 0;
-                eval_branch(&X, b, c, &cand);
-                if (cand.found) {
-                    wbest = w;
-                    best = cand;
-                }
+        widest(&S);
+        if (!S.found) { /* nothing wide enough to be numerically safe: the largest margin instead */
+            for (g = 0; g < P.n_gc4; ++g) {
+                branch_and_bound(&S, g, th_c);
             }
         }
     } else if (policy == PIK_PSI_MAX_MARGIN) {
-        pik_srs_feasible_arm_angles(m, T, branch, 0);
-        global_search(&X, branch, 0, 0, &best);
+        for (g = 0; g < P.n_gc4; ++g) {
+            branch_and_bound(&S, g, th_c);
+        }
     } else {
-        /* Nearest to q_current. Fast path: the branch of q_current, searched around its arm angle,
-         * then proven against the other branches by lower bounds: t4 is constant on a branch, and a
-         * branch with the other sign of t2 (t6) is at least |t2_current| (|t6_current|) away. */
-        pik_real psi_c, th_c[7], lb_other = PIK_HUGE, lb[8];
-        int b_c, fast_ok;
-        srs_best local, probe;
+        /* Nearest to q_current. Fast path: around q_current's arm angle, on its branch and on the
+         * branches it can reach continuously (a joint of t2, t4, t6 near 0 may change sign); kept when
+         * no other branch can beat it by the simple bound and a coarse probe of its own branch finds
+         * nothing better. Otherwise branch and bound over every cell of every arm. */
+        pik_real psi_c, lb_other = PIK_HUGE, lb[8];
+        int b_c = (th_c[1] < 0) | ((th_c[3] < 0) << 1) | ((th_c[5] < 0) << 2), near_mask = 0, k;
+        const pik_real near = PIK_R(0.05);
+        srs_search probe;
         pik_srs_arm_angle(m, q_current_rad, &psi_c);
-        for (j = 0; j < 7; ++j) {
-            th_c[j] = pik_wrap_pi(theta_of_q(m, j, q_current_rad[j]));
-        }
-        b_c = (th_c[1] < 0) | ((th_c[3] < 0) << 1) | ((th_c[5] < 0) << 2);
         if (P.n_gc4 == 1) {
-            b_c &= ~2; /* elbow stretched: one elbow branch */
-        }
-        local.found = 0;
-        local_search(&X, b_c, psi_c, &local);
-        probe.found = 0;
-        for (k = 0; k < 8; ++k) {
-            eval_branch(&X, b_c, -PIK_PI + (k + PIK_R(0.5)) * (PIK_TWO_PI / PIK_R(8.0)), &probe);
-        }
-        /* The bounds hold for joints whose range lies within [-pi, pi] (no 2pi shifts). */
-        int bounds_valid = 1;
-        for (j = 1; j < 6; j += 2) {
-            bounds_valid &= m->lower_rad[j] >= -PIK_PI && m->upper_rad[j] <= PIK_PI;
+            b_c &= ~2;
         }
         for (b = 0; b < 8; ++b) {
-            pik_real th4_b;
-            int g = (b >> 1) & 1;
-            lb[b] = 0.0;
-            if (!bounds_valid) {
-                continue;
+            int differs = b ^ b_c;
+            int reachable = !(differs & 1 && pik_fabs(th_c[1]) > near && PIK_PI - pik_fabs(th_c[1]) > near) &&
+                            !(differs & 2 && pik_fabs(th_c[3]) > near) &&
+                            !(differs & 4 && pik_fabs(th_c[5]) > near && PIK_PI - pik_fabs(th_c[5]) > near);
+            lb[b] = branch_bound(&S, b, th_c);
+            if ((S.allowed & (1u << b)) && reachable) {
+                near_mask |= 1 << b;
+                local_search(&S, b, psi_c);
             }
-            if ((b & 1) != (b_c & 1)) {
-                lb[b] += (X.o->weights ? X.o->weights[1] : 1) * th_c[1] * th_c[1];
-            }
-            if ((b & 4) != (b_c & 4)) {
-                lb[b] += (X.o->weights ? X.o->weights[5] : 1) * th_c[5] * th_c[5];
-            }
-            th4_b = PIK_ATAN2((g ? -1 : 1) * P.s4, P.c4);
-            lb[b] += (X.o->weights ? X.o->weights[3] : 1) * (th4_b - th_c[3]) * (th4_b - th_c[3]);
-            if (b != b_c && lb[b] < lb_other) {
+        }
+        for (b = 0; b < 8; ++b) {
+            if ((S.allowed & (1u << b)) && !(near_mask & (1 << b)) && lb[b] < lb_other) {
                 lb_other = lb[b];
             }
         }
-        lb[b_c] = 0.0; /* the current branch is searched in full on the slow path */
-        fast_ok = bounds_valid && local.found && (!probe.found || local.cost <= probe.cost) && local.cost <= lb_other;
-        if (fast_ok) {
-            best = local;
-        } else {
-            pik_srs_feasible_arm_angles(m, T, branch, 0);
-            best = local;
-            if (probe.found && (!best.found || probe.cost < best.cost)) {
-                best = probe;
+        probe = S;
+        probe.found = 0;
+        for (b = 0; b < 8; ++b) {
+            if (near_mask & (1 << b)) {
+                for (k = 0; k < 8; ++k) {
+                    visit_branch(&probe, b, -PIK_PI + ((pik_real)k + PIK_R(0.5)) * (PIK_TWO_PI / PIK_R(8.0)));
+                }
             }
-            global_search(&X, branch, lb, psi_c, &best);
+        }
+        S.blocked |= probe.blocked;
+        if (!(S.found && (S.cost <= SRS_COST_TOL || ((!probe.found || S.cost <= probe.cost) && S.cost <= lb_other)))) {
+            if (probe.found && (!S.found || probe.cost < S.cost)) {
+                S.found = 1;
+                S.cost = probe.cost;
+                S.psi = probe.psi;
+                S.branch = probe.branch;
+            }
+            for (g = 0; g < P.n_gc4; ++g) {
+                int needed = 0;
+                for (b = 0; b < 8; ++b) {
+                    needed |= ((b >> 1) & 1) == g && (S.allowed & (1u << b)) && (!S.found || lb[b] < S.cost - SRS_COST_TOL);
+                }
+                if (needed) {
+                    branch_and_bound(&S, g, th_c);
+                }
+            }
         }
     }
-    if (!best.found) {
-        return X.blocked ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
+    if (!S.found) {
+        return S.blocked ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
-    /* Solve the chosen arm angle exactly, with the self-check. */
-    st = solve_at_psi(m, &P, best.psi, q_current_rad, 1u << best.branch, &set);
-    if (st != PIK_OK) {
+    /* Solve the chosen arm angle exactly, with the self-check, and score it with the kernel. */
+    st = solve_at_psi(m, &P, S.psi, q_current_rad, 1u << S.branch, &set);
+    if (st != PIK_OK || set.count < 1) {
         return PIK_NONE_IN_LIMITS;
     }
-    {
-        pik_real margin = PIK_HUGE, dist = 0.0, step = 0.0;
-        int inside = 1, step_joint = -1;
+    verdict = pik_score(&S.sc, set.sol[0].q_rad, set.sol[0].singularity, S.branch, q_sel, &r);
+    if (verdict != PIK_SCORE_OK) {
+        return verdict == PIK_SCORE_BLOCKED ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
+    }
+    pik_selection_fill(&S.sc, q_sel, &r, S.branch, set.sol[0].flags, set.sol[0].singularity, sel);
+    if (!S.sc.q_current && q_current_rad) { /* policies without distance still report the step */
+        pik_real step = 0, dist = 0;
+        int j, step_joint = -1;
         for (j = 0; j < 7; ++j) {
-            pik_real qj = set.sol[0].q_rad[j], lo = m->lower_rad[j], hi = m->upper_rad[j];
-            if (q_current_rad) {
-                pik_real alt1 = qj + PIK_TWO_PI, alt2 = qj - PIK_TWO_PI;
-                if (pik_within(alt1, lo, hi) && pik_fabs(alt1 - q_current_rad[j]) < pik_fabs(qj - q_current_rad[j])) {
-                    qj = alt1;
-                }
-                if (pik_within(alt2, lo, hi) && pik_fabs(alt2 - q_current_rad[j]) < pik_fabs(qj - q_current_rad[j])) {
-                    qj = alt2;
-                }
-            }
-            inside &= pik_within(qj, lo, hi);
-            qj = qj < lo ? lo : (qj > hi ? hi : qj);
-            sel->q_rad[j] = qj;
-            margin = qj - lo < margin ? qj - lo : margin;
-            margin = hi - qj < margin ? hi - qj : margin;
-            if (q_current_rad) {
-                pik_real d = qj - q_current_rad[j];
-                dist += (X.o->weights ? X.o->weights[j] : 1) * d * d;
-                if (pik_fabs(d) > step) {
-                    step = pik_fabs(d);
-                    step_joint = j;
-                }
+            pik_real d = q_sel[j] - q_current_rad[j];
+            dist += (o->weights ? o->weights[j] : 1) * d * d;
+            if (pik_fabs(d) > step) {
+                step = pik_fabs(d);
+                step_joint = j;
             }
         }
-        if (!inside) {
-            return PIK_NONE_IN_LIMITS;
-        }
-        sel->limit_margin_rad = margin;
-        sel->distance = q_current_rad ? pik_sqrt(dist) : 0;
-        sel->singularity = set.sol[0].singularity;
+        sel->distance = pik_sqrt(dist);
         sel->max_step_rad = step;
         sel->max_step_joint = step_joint;
-        sel->step_exceeded = X.o->max_step_rad > 0 && step > X.o->max_step_rad;
-        sel->branch_switched = X.o->branch_current >= 0 && best.branch != X.o->branch_current && step > X.continuous;
+        sel->step_exceeded = o->max_step_rad > 0 && step > o->max_step_rad;
     }
-    *psi_rad_inout = best.psi;
-    sel->index = best.branch;
-    sel->flags = set.sol[0].flags;
+    *psi_rad_inout = S.psi;
     return PIK_OK;
 }
 

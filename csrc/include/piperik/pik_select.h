@@ -2,6 +2,7 @@
 #ifndef PIK_SELECT_H
 #define PIK_SELECT_H
 
+#include "pik_arm6.h"
 #include "pik_types.h"
 
 #ifdef __cplusplus
@@ -9,6 +10,15 @@ extern "C" {
 #endif
 
 /*
+ * The selection rules (one kernel serves pik_select, pik_arm6_select, every policy of pik_srs_select
+ * and the paths): with q_current, the cost of a candidate is
+ *   sum_j w_j (q_j - q_current_j)^2 + penalties for getting deeper into the soft limit band or closer
+ *   to a singularity than q_current is + branch_switch_penalty for a discontinuous branch change,
+ * so every cost is >= 0 and q_current itself, when it solves the pose, is chosen (holding still
+ * never moves the arm); without q_current, -(smallest limit margin) + absolute penalties. A joint may
+ * take q +- 2pi where that stays in its limits and comes closer to q_current (or to the middle of its
+ * range without q_current). pik_select has no model, so its singularity penalty is absolute.
+ *
  * Picks from `set` the in-limit solution (each joint may be shifted by +-2pi when that keeps it in
  * its limits) with the lowest cost of pik_select_options (pik_types.h): by default the smallest
  * sum_i w_i (q_i - q_current_i)^2, or with q_current_rad NULL the largest smallest limit margin.
@@ -18,6 +28,14 @@ extern "C" {
  */
 int pik_select(const pik_solution_set *set, const pik_real *lower_rad, const pik_real *upper_rad,
                const pik_real *q_current_rad, const pik_select_options *opts, pik_selection *sel);
+
+/*
+ * IK and selection of a 6R arm in one call (pik_arm6_ik_ex with PIK_IK_ONLY_IN_LIMITS, then the
+ * selection with the singularity penalty relative to q_current). q_current_rad may be NULL.
+ * Returns PIK_OK, PIK_UNREACHABLE, PIK_NONE_IN_LIMITS, PIK_BRANCH_SWITCH or an input error.
+ */
+int pik_arm6_select(const pik_arm6_model *model, const pik_real T[16], const pik_real *q_current_rad,
+                    const pik_select_options *opts, pik_selection *sel);
 
 #ifdef __cplusplus
 }

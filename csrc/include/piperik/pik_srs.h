@@ -73,7 +73,9 @@ int pik_srs_ik(const pik_srs_model *model, const pik_real T[16], pik_real psi_ra
                unsigned branch_mask, pik_solution_set *out);
 
 /* A set of disjoint arm-angle intervals within [-pi, pi], sorted. */
-#define PIK_MAX_PSI_INTERVALS 32
+/* A branch's set is bounded by its arm's limit and singularity breakpoints (2 + 24 + 8 = 34: at most
+ * 17 intervals), the union by both arms' (66: at most 33). */
+#define PIK_MAX_PSI_INTERVALS 34
 typedef struct pik_psi_set {
     int count;
     pik_real lo_rad[PIK_MAX_PSI_INTERVALS];
