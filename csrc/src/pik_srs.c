@@ -41,6 +41,8 @@
 #define SRS_INSET_REL PIK_TOL(1e-9, 1e-6)
 #define SRS_PSI_EPS PIK_TOL(1e-12, 1e-6)
 /* Costs within this of each other are equal (a squared joint distance: 1e-20 is 1e-10 rad). */
+/* A joint rate dt/dpsi (or an angle change) below this is rounding noise. */
+#define SRS_RATE_NOISE PIK_TOL(1e-9, 1e-4)
 #define SRS_COST_TOL PIK_TOL(1e-20, 1e-10)
 
 static const pik_real alpha_sign[7] = {-1, 1, 1, -1, -1, 1, 0};
@@ -1177,6 +1179,31 @@ static pik_real arc_margin_ub(const pik_srs_model *m, int j, pik_real ta, pik_re
     return ma > mb ? ma : mb;
 }
 
+/* Where the shoulder or the wrist is singular at every arm angle (the elbow stretched along the
+ * base axis), only t1 + t3 (t5 + t7) follows psi and the cells carry no bound: each branch is sampled
+ * around the circle and refined between the neighbours of every sampled local minimum. */
+static void scan_branches(srs_search *S, int g)
+{
+    enum { NS = 72 };
+    pik_real f[NS];
+    int k, i;
+    for (k = 0; k < 4; ++k) {
+        int b = (k & 1) | (g << 1) | ((k >> 1) << 2);
+        if (!(S->allowed & (1u << b))) {
+            continue;
+        }
+        for (i = 0; i < NS; ++i) {
+            f[i] = visit_branch(S, b, -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)i);
+        }
+        for (i = 0; i < NS; ++i) {
+            pik_real fl = f[(i + NS - 1) % NS], fr = f[(i + 1) % NS], x = -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)i;
+            if (f[i] < PIK_HUGE && f[i] <= fl && f[i] <= fr) {
+                minimise_on(S, b, x - PIK_TWO_PI / NS, x + PIK_TWO_PI / NS, 48);
+            }
+        }
+    }
+}
+
 /*
  * Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
  * is monotone in a cell): per branch, a cell whose lower bound -- each joint's angular distance from
@@ -1191,6 +1218,10 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
     pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7];
     int nb, i, k, j;
     arm_lin(S->P, g, &L);
+    if (L.half_singular[0] || L.half_singular[1]) {
+        scan_branches(S, g);
+        return;
+    }
     nb = arm_breaks(m, &L, 1, br);
     for (j = 0; j < L.n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
@@ -1228,7 +1259,10 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
                     int flipped = (kk == 1 && (b & 1)) || (kk == 4 && (b & 4));
                     pik_real dir = (rate[kk] >= 0) != flipped ? 1 : -1;
                     sweep = pik_wrap_pi(tb[jj] - ta[jj]);
-                    if (sweep * dir < 0) {
+                    /* The short way unless the rate says otherwise; a rate or a reverse sweep at
+                     * rounding level (a joint constant in psi, e.g. t1 and t2 with the elbow
+                     * stretched) is noise, not a full turn. */
+                    if (sweep * dir < 0 && pik_fabs(rate[kk]) > SRS_RATE_NOISE && pik_fabs(sweep) > SRS_RATE_NOISE) {
                         sweep += dir * PIK_TWO_PI;
                     }
                 }
@@ -1452,7 +1486,11 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
             }
         }
         S.blocked |= probe.blocked;
-        if (!(S.found && (S.cost <= SRS_COST_TOL || ((!probe.found || S.cost <= probe.cost) && S.cost <= lb_other)))) {
+        /* Next to a singularity (near_mask has more than q_current's branch) the cost varies on the
+         * scale of q_current's distance from it, finer than the local search's steps: only an exact
+         * hold (cost ~0, and every cost is >= 0) is accepted without the branch and bound. */
+        if (!(S.found && (S.cost <= SRS_COST_TOL || (near_mask == (1 << b_c) && (!probe.found || S.cost <= probe.cost) &&
+                                                     S.cost <= lb_other)))) {
             if (probe.found && (!S.found || probe.cost < S.cost)) {
                 S.found = 1;
                 S.cost = probe.cost;
