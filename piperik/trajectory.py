@@ -272,6 +272,7 @@ def _line_trajectory(q0: np.ndarray, q1: np.ndarray, vmax: np.ndarray, amax: np.
         sd[t >= T_end] = 0.0
         sdd[t >= T_end] = 0.0
         sd[0] = 0.0
+        sd[-1] = sdd[-1] = 0.0  # at rest on the last sample (it is at or past T_end up to rounding)
         q = q0[None] + s[:, None] * D[None]
         q[-1] = q1
         # Rounding of the sampled positions (not the profile) can put a second difference a few
