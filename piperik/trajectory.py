@@ -128,33 +128,33 @@ def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: flo
     every interval in which a joint moves more than ``max_joint_step_rad``, or the branch changes,
     is bisected until no joint step exceeds the bound. A branch change that stays a jump however
     finely the line is sampled (``keep_branch``), an unreachable or out-of-limits sample, raises
-    :class:`NoSolutionError` naming the segment and its parameter. A waypoint without any solution
-    within the limits raises :class:`NoSolutionError` naming it (``waypoints[k]: unreachable ...``)
-    before anything is sampled, and more than ``max_samples`` samples (counted before they are
-    allocated) raise ``ValueError`` naming ``max_samples``.
+    :class:`NoSolutionError` naming the segment and its parameter. The number of samples is counted
+    before anything is allocated: above ``max_samples``, a waypoint without any solution within the
+    limits raises :class:`NoSolutionError` naming it (``waypoints[k]: unreachable ...``; a target
+    1e8 m away), else ``ValueError`` naming ``max_samples``.
     """
     Ws = [_matrix(W) for W in waypoints]
     if len(Ws) < 2:
         raise ValueError("waypoints: need at least 2 poses")
     if not (max_joint_step_rad > 0.0) or not (sample_m > 0.0) or not (sample_rad > 0.0):
         raise ValueError("max_joint_step_rad, sample_m, sample_rad: must be > 0")
-    if int(max_samples) != max_samples or max_samples < len(Ws):
+    if not (isinstance(max_samples, (int, np.integer)) and max_samples >= len(Ws)):
         raise ValueError(f"max_samples: need an integer >= {len(Ws)} (one sample per waypoint), got {max_samples!r}")
     q_start = np.asarray(q_start, dtype=float)
-    # Every waypoint must have a solution within the limits before anything is sampled: a target
-    # 1e8 m away is "unreachable", not a request for 1e10 samples.
-    for k, W in enumerate(Ws):
-        try:
-            arm.ik(W)
-        except NoSolutionError as exc:
-            raise NoSolutionError(f"waypoints[{k}]: {exc}") from None
     counts = []
     for A, B in zip(Ws[:-1], Ws[1:]):
-        n = max(1.0, math.ceil(max(float(np.linalg.norm(B[:3, 3] - A[:3, 3])) / sample_m,
-                                   _rotation_angle(A, B) / sample_rad)))
-        counts.append(n)
+        r = max(math.hypot(*(B[:3, 3] - A[:3, 3])) / sample_m, _rotation_angle(A, B) / sample_rad)  # no overflow
+        counts.append(max(1.0, math.ceil(r)) if r <= 1e15 else r)  # ceil(inf) would raise OverflowError
     total = 1.0 + sum(counts)  # floats: a huge count is compared, never allocated
     if not (total <= max_samples):
+        # Usually a target far out of reach (1e8 m is 1e10 samples): say so, naming the waypoint,
+        # before blaming the sampling. A waypoint without any solution within the limits cannot be
+        # on the path whatever the sampling.
+        for k, W in enumerate(Ws):
+            try:
+                arm.ik(W)
+            except NoSolutionError as exc:
+                raise NoSolutionError(f"waypoints[{k}]: {exc}") from None
         raise ValueError(f"max_samples: sampling every {sample_m} m / {sample_rad} rad needs {total:.3g} samples, "
                          f"more than max_samples = {max_samples}")
     g = [np.array([0.0])]
