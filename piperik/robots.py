@@ -2,6 +2,13 @@
 
 Each method converts and validates its arguments in the compiled core (so a single call costs well
 under a microsecond), which raises ``ValueError`` naming the argument and the rule it broke.
+
+Argument ranges (larger values are caller mistakes that would overflow the selection's arithmetic):
+joint vectors (``q``, ``q_current``, ``q_start``, ``seed``) finite with |q| <= 1e3 rad; the arm angle
+``psi`` finite with |psi| <= 1e6 rad (a chosen psi is always reported in [-pi, pi]); every
+:class:`SelectOptions` value (penalties, margins, weights, step bounds) finite and in [0, 1e12]
+(``max_step_rad``: 0 or inf for no bound, NaN refused). A string where a number is expected
+(``psi``, ``limit_margin``) raises ``TypeError`` naming it.
 """
 from __future__ import annotations
 
