@@ -56,17 +56,61 @@ class Parser:
 
 
 # ------------------------------------------------------------------------------------------ payloads
+#
+# Every field is range-checked before packing: a value that does not fit its wire type raises
+# ValueError naming the argument and the allowed range (never struct.error). Ranges:
+#   joint positions and limits [mdeg], pose angles [mdeg], pose position [0.001 mm]: int32
+#   watchdog_ms, dt_us: 0 .. 65535 (uint16); flags, first joint index: 0 .. 255 (uint8)
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+def _int32s(values, name: str, unit: str) -> List[int]:
+    """Integers of an int32 wire field; floats are rounded to nearest (never truncated)."""
+    out = []
+    for v in np.asarray(values).ravel().tolist():
+        if isinstance(v, float):
+            if not np.isfinite(v):
+                raise ValueError(f"{name}: expected finite numbers [{unit}], got {v!r}")
+            v = round(v)
+        elif not isinstance(v, int):
+            raise ValueError(f"{name}: expected integers [{unit}], got {v!r}")
+        iv = int(v)
+        if not INT32_MIN <= iv <= INT32_MAX:
+            raise ValueError(f"{name}: each value must lie in the int32 range [{INT32_MIN}, {INT32_MAX}] "
+                             f"{unit}, got {iv}")
+        out.append(iv)
+    return out
+
+
+def _uint(value, bits: int, name: str, unit: str = "") -> int:
+    hi = (1 << bits) - 1
+    if isinstance(value, float) and value != int(value):
+        raise ValueError(f"{name}: expected an integer in [0, {hi}]{unit}, got {value!r}")
+    try:
+        iv = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name}: expected an integer in [0, {hi}]{unit}, got {value!r}") from None
+    if not 0 <= iv <= hi:
+        raise ValueError(f"{name}: must be an integer in [0, {hi}]{unit}, got {iv}")
+    return iv
 
 
 def setpoint(q_mdeg: Sequence[int], t_mcu_us: int = 0, flags: int = 0) -> bytes:
-    q = [int(v) for v in q_mdeg]
-    return struct.pack(f"<IBB{len(q)}i", t_mcu_us & 0xFFFFFFFF, len(q), flags, *q)
+    q = _int32s(list(q_mdeg), "q_mdeg", "mdeg")
+    if len(q) > 255:
+        raise ValueError(f"q_mdeg: at most 255 joints, got {len(q)}")
+    return struct.pack(f"<IBB{len(q)}i", int(t_mcu_us) & 0xFFFFFFFF, len(q), _uint(flags, 8, "flags"), *q)
 
 
 def traj_segment(points_mdeg: np.ndarray, dt_us: int, t0_mcu_us: int = 0) -> bytes:
-    P = np.asarray(points_mdeg, dtype=np.int64)
+    P = np.asarray(points_mdeg)
+    if P.ndim != 2:
+        raise ValueError(f"points_mdeg: expected shape (k, n), got {P.shape}")
     k, n = P.shape
-    return struct.pack(f"<IHBB{k * n}i", t0_mcu_us & 0xFFFFFFFF, dt_us, n, k, *[int(v) for v in P.ravel()])
+    vals = _int32s(P, "points_mdeg", "mdeg")
+    return struct.pack(f"<IHBB{k * n}i", int(t0_mcu_us) & 0xFFFFFFFF, _uint(dt_us, 16, "dt_us", " us"),
+                       _uint(n, 8, "points_mdeg joints"), _uint(k, 8, "points_mdeg points"), *vals)
 
 
 def heartbeat(host_us: int) -> bytes:
@@ -80,21 +124,27 @@ def enable(on: bool) -> bytes:
 def config(watchdog_ms: int, limits_mdeg: Optional[np.ndarray], thin_acks: bool = False) -> bytes:
     """CONFIG: watchdog period (0 keeps it), flags, limits of up to MAX_CONFIG_JOINTS joints (none:
     keep them; 7 joints do not fit one frame: use :func:`limits`)."""
-    L = np.zeros((0, 2), dtype=np.int64) if limits_mdeg is None else np.asarray(limits_mdeg, dtype=np.int64)
+    wd = _uint(watchdog_ms, 16, "watchdog_ms", " ms (0 keeps the current period)")
+    L = np.zeros((0, 2), dtype=np.int64) if limits_mdeg is None else np.asarray(limits_mdeg)
     if len(L) > C["MAX_CONFIG_JOINTS"]:
         raise ValueError(f"limits_mdeg: CONFIG carries at most {C['MAX_CONFIG_JOINTS']} joints; use LIMITS")
-    return struct.pack(f"<HBB{2 * len(L)}i", watchdog_ms, len(L), C["CONFIG_F_THIN_ACK"] if thin_acks else 0,
-                       *[int(v) for v in L.ravel()])
+    return struct.pack(f"<HBB{2 * len(L)}i", wd, len(L), C["CONFIG_F_THIN_ACK"] if thin_acks else 0,
+                       *_int32s(L, "limits_mdeg", "mdeg"))
 
 
 def limits(limits_mdeg: np.ndarray, first: int = 0) -> bytes:
     """LIMITS: (min, max) mdeg of joints first .. first + n - 1 (up to MAX_LIMITS_JOINTS)."""
-    L = np.asarray(limits_mdeg, dtype=np.int64)
-    return struct.pack(f"<BB{2 * len(L)}i", first, len(L), *[int(v) for v in L.ravel()])
+    L = np.asarray(limits_mdeg)
+    return struct.pack(f"<BB{2 * len(L)}i", _uint(first, 8, "first"), _uint(len(L), 8, "limits_mdeg joints"),
+                       *_int32s(L, "limits_mdeg", "mdeg"))
 
 
 def pose_setpoint(xyz_um: Sequence[int], rpy_mdeg: Sequence[int], t_mcu_us: int = 0) -> bytes:
-    return struct.pack("<I6i", t_mcu_us & 0xFFFFFFFF, *[int(v) for v in xyz_um], *[int(v) for v in rpy_mdeg])
+    xyz = _int32s(list(xyz_um), "xyz_um", "0.001 mm (about +-2147 m)")
+    rpy = _int32s(list(rpy_mdeg), "rpy_mdeg", "mdeg")
+    if len(xyz) != 3 or len(rpy) != 3:
+        raise ValueError(f"xyz_um, rpy_mdeg: expected 3 values each, got {len(xyz)} and {len(rpy)}")
+    return struct.pack("<I6i", int(t_mcu_us) & 0xFFFFFFFF, *xyz, *rpy)
 
 
 @dataclass

@@ -28,6 +28,25 @@ from piperik.poses import UM_PER_M, _vector, q_to_mdeg  # the package's own argu
 
 from . import protocol as P
 
+#: the joint units :meth:`Streamer.stream` accepts: radians, or the wire's millidegrees (0.001 deg)
+STREAM_UNITS = ("rad", "mdeg")
+
+
+def _mdeg_to_ints(q) -> np.ndarray:
+    """Millidegrees as int64, floats rounded to nearest (5729.58 -> 5730), int32 range checked."""
+    a = np.asarray(q)
+    if a.dtype.kind in "iu":
+        vals = a  # compared in its own dtype below (no wrap-around of a uint64 first)
+    else:
+        f = np.asarray(q, dtype=np.float64)
+        if not np.all(np.isfinite(f)):
+            raise ValueError("q_mdeg: contains NaN or infinity")
+        vals = np.rint(f)
+    if not np.all((vals >= P.INT32_MIN) & (vals <= P.INT32_MAX)):
+        raise ValueError(f"q_mdeg: each value must lie in the int32 range [{P.INT32_MIN}, {P.INT32_MAX}] mdeg")
+    return vals.astype(np.int64)
+
+
 try:
     import serial
     import serial.tools.list_ports
@@ -362,7 +381,11 @@ class Streamer:
 
     def send_pose(self, xyz_m, rpy_rad, t_mcu_us: int = 0) -> int:
         """A POSE_SETPOINT: the device solves piperik's IK itself (flange pose, R = Rz Ry Rx)."""
-        xyz_um = np.rint(_vector(xyz_m, 3, "xyz_m") * UM_PER_M).astype(np.int64)
+        xyz = _vector(xyz_m, 3, "xyz_m")
+        if not np.all(np.abs(xyz) * UM_PER_M <= P.INT32_MAX):
+            raise ValueError(f"xyz_m: each coordinate must lie within +-{P.INT32_MAX / UM_PER_M:.3f} m "
+                             f"(int32 in 0.001 mm on the wire), got {xyz.tolist()}")
+        xyz_um = np.rint(xyz * UM_PER_M).astype(np.int64)
         rpy_mdeg = q_to_mdeg(_vector(rpy_rad, 3, "rpy_rad"))
         seq = self._next_seq()
         self._write(P.encode(P.POSE_SETPOINT, seq, P.pose_setpoint(xyz_um, rpy_mdeg, t_mcu_us)))
@@ -378,7 +401,14 @@ class Streamer:
         vectors, or a :class:`piperik.trajectory.Trajectory` (its positions, at its rate unless
         ``rate_hz`` is given), at ``rate_hz`` (absolute deadlines: a late period does not shift the
         next ones). Replies are handled between periods without blocking. Stops early (and requires
-        :meth:`enable`) when the device resets or the link is lost; then reconnects."""
+        :meth:`enable`) when the device resets or the link is lost; then reconnects.
+
+        ``units`` says what the joint values are: ``"rad"`` (radians, converted to millidegrees
+        rounded to nearest) or ``"mdeg"`` (the wire's 0.001 deg; integers are sent as they are,
+        floats rounded to nearest). Anything else raises ``ValueError``; every value must fit the
+        wire's int32 millidegrees (``ValueError`` naming the range otherwise)."""
+        if units not in STREAM_UNITS:
+            raise ValueError(f"units: expected one of {', '.join(repr(u) for u in STREAM_UNITS)}, got {units!r}")
         if hasattr(samples, "q_rad") and hasattr(samples, "rate_hz"):  # a timed trajectory
             rate_hz = samples.rate_hz if rate_hz is None else rate_hz
             samples = samples.q_rad
@@ -388,7 +418,7 @@ class Streamer:
             raise DeviceError("stream: the device is not enabled (call enable() first)")
         period = 1.0 / rate_hz
         t_next = time.perf_counter()
-        to_mdeg = P.q_to_mdeg if units == "rad" else (lambda q: np.asarray(q, dtype=np.int64))
+        to_mdeg = P.q_to_mdeg if units == "rad" else _mdeg_to_ints
         self._last_rx = time.monotonic()
         for q in samples:
             try:

@@ -176,6 +176,8 @@ def _pin_crosscheck(arm, urdf: str, frame: str, n: int, seed: int):
     """Max FK difference model vs URDF, and max error of IK solutions measured by the URDF's FK."""
     import pinocchio as pin
 
+    if n < 1:
+        raise ValueError(f"-n: need at least 1 configuration to compare, got {n}")
     model = pin.buildModelFromUrdf(urdf)
     if not model.existFrame(frame):
         names = ", ".join(f.name for f in model.frames)
@@ -395,6 +397,20 @@ def cmd_stream(args) -> int:
     return 0 if stats.drops == 0 and stats.resets == 0 else 1
 
 
+def _int_in(lo: int, hi: Optional[int], what: str):
+    """argparse type: an integer in [lo, hi] (hi None: no upper bound), else a usage error saying so."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if v < lo or (hi is not None and v > hi):
+            rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+            raise argparse.ArgumentTypeError(f"{what} must be {rng}, got {v}")
+        return v
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="piperik", description="Closed-form IK for the AgileX PiPER, NERO and KUKA iiwa 14.")
     ap.add_argument("--version", action="version", version=f"piperik {__version__}")
@@ -452,14 +468,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="stream the demo motion")
     p.add_argument("--rate", type=float, default=500.0, help="setpoints per second (default 500)")
     p.add_argument("--seconds", type=float, default=2.0)
-    p.add_argument("--watchdog-ms", type=int, default=100)
+    p.add_argument("--watchdog-ms", type=_int_in(0, 65535, "the watchdog period [ms]"), default=100,
+                   help="device watchdog period [ms], 0 .. 65535 (0 keeps the device's; default 100)")
     p.set_defaults(func=cmd_stream)
 
     p = sub.add_parser("check", help="cross-check the model against a URDF with Pinocchio")
     common(p)
     p.add_argument("--urdf", help="URDF file (default: the one shipped for the model)")
     p.add_argument("--frame", help="flange frame name in the URDF (default: the model's ee_frame)")
-    p.add_argument("-n", type=int, default=1000, help="random configurations (default 1000)")
+    p.add_argument("-n", type=_int_in(1, None, "the number of configurations"), default=1000,
+                   help="random configurations, >= 1 (default 1000)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_check)
     return ap

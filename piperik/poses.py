@@ -15,6 +15,9 @@ from ._core import check_pose
 
 MDEG_PER_RAD = 180_000.0 / math.pi  # 0.001 deg per rad, from the exact pi (not 3.14)
 UM_PER_M = 1_000_000.0               # the PiPER's 0.001 mm unit
+#: The PiPER's integer units (joint and end-pose millidegrees, end-pose 0.001 mm) are int32 on its
+#: CAN bus and on the firmware_bridge wire: values outside this range are not representable.
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
 def _vector(value, n: int, name: str) -> np.ndarray:
@@ -62,7 +65,7 @@ def _rotation_angle(A: np.ndarray, B: np.ndarray) -> float:
 def _rpy_of(R: np.ndarray) -> Tuple[float, float, float]:
     """(roll, pitch, yaw) with R = Rz(yaw) Ry(pitch) Rx(roll); roll = 0 at pitch = +-pi/2."""
     pitch = math.atan2(-R[2, 0], math.hypot(R[0, 0], R[1, 0]))
-    if math.hypot(R[0, 0], R[1, 0]) < 1e-12:
+    if not (math.hypot(R[0, 0], R[1, 0]) >= 1e-12):  # NaN-safe: a NaN takes this branch
         return 0.0, pitch, math.atan2(-R[0, 1], R[1, 1])
     return math.atan2(R[2, 1], R[2, 2]), pitch, math.atan2(R[1, 0], R[0, 0])
 
@@ -76,15 +79,28 @@ def pose_from_piper_units(end_pose: Sequence[int]) -> np.ndarray:
 def pose_to_piper_units(T) -> np.ndarray:
     """The PiPER's end-pose integers (X, Y, Z in 0.001 mm; RX, RY, RZ in 0.001 deg), rounded."""
     xyz, rpy = pose_to_xyz_rpy(T)
-    return np.concatenate([np.rint(xyz * UM_PER_M), np.rint(np.degrees(rpy) * 1000.0)]).astype(np.int64)
+    um = np.rint(xyz * UM_PER_M)
+    if not np.all(np.abs(um) <= INT32_MAX):
+        raise ValueError(f"T: position must be within +-{INT32_MAX / UM_PER_M:.0f} m to be represented in "
+                         f"0.001 mm int32 units, got {xyz.tolist()} m")
+    return np.concatenate([um, np.rint(np.degrees(rpy) * 1000.0)]).astype(np.int64)
 
 
 def q_to_mdeg(q_rad) -> np.ndarray:
-    """Joint angles [rad] to the PiPER's integer millidegrees (0.001 deg), rounded to nearest."""
+    """Joint angles [rad] to the PiPER's integer millidegrees (0.001 deg), rounded to nearest.
+
+    The result must fit the int32 of the PiPER's CAN bus and the firmware_bridge wire, i.e.
+    |q| <= (2**31 - 1) mdeg (about 37480 rad); anything else raises ``ValueError``.
+    """
     q = np.asarray(q_rad, dtype=np.float64)
     if not np.all(np.isfinite(q)):
         raise ValueError("q_rad: contains NaN or infinity")
-    return np.rint(q * MDEG_PER_RAD).astype(np.int64)
+    mdeg = np.rint(q * MDEG_PER_RAD)
+    if not np.all((mdeg >= INT32_MIN) & (mdeg <= INT32_MAX)):
+        worst = float(q.flat[int(np.argmax(np.abs(q)))])
+        raise ValueError(f"q_rad: must lie within +-{INT32_MAX / MDEG_PER_RAD:.1f} rad to be represented as int32 "
+                         f"millidegrees [{INT32_MIN}, {INT32_MAX}], got {worst!r}")
+    return mdeg.astype(np.int64)
 
 
 def q_from_mdeg(q_mdeg) -> np.ndarray:

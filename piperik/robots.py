@@ -2,6 +2,13 @@
 
 Each method converts and validates its arguments in the compiled core (so a single call costs well
 under a microsecond), which raises ``ValueError`` naming the argument and the rule it broke.
+
+Argument ranges (larger values are caller mistakes that would overflow the selection's arithmetic):
+joint vectors (``q``, ``q_current``, ``q_start``, ``seed``) finite with |q| <= 1e3 rad; the arm angle
+``psi`` finite with |psi| <= 1e6 rad (a chosen psi is always reported in [-pi, pi]); every
+:class:`SelectOptions` value (penalties, margins, weights, step bounds) finite and in [0, 1e12]
+(``max_step_rad``: 0 or inf for no bound, NaN refused). A string where a number is expected
+(``psi``, ``limit_margin``) raises ``TypeError`` naming it.
 """
 from __future__ import annotations
 
@@ -27,13 +34,37 @@ SelectOptions = _core.SelectOptions
 _DEFAULT_OPTIONS = SelectOptions()  # passing an object is ~0.4 us faster than None through pybind11
 
 
+def _number(value, name: str, unit: str) -> float:
+    """A real number as float, else TypeError naming the argument (a string is not a number here)."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name}: expected a number [{unit}], got {type(value).__name__} {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a number [{unit}], got {type(value).__name__}") from None
+
+
 def _options(options, weights, limit_margin: Optional[float]):
     """The SelectOptions for a call: ``options`` with ``weights`` / ``limit_margin`` folded in
     (None leaves the field of ``options``, or of the defaults, as it is)."""
+    if options is not None and not isinstance(options, SelectOptions):
+        raise TypeError(f"options: expected a piperik.SelectOptions, got {type(options).__name__}")
+    if limit_margin is not None:
+        limit_margin = _number(limit_margin, "limit_margin", "rad")
     base = _DEFAULT_OPTIONS if options is None else options
     if weights is None and limit_margin is None:
         return base
     return base.replace(weights=weights, limit_margin_rad=limit_margin)
+
+
+def _readonly(values) -> np.ndarray:
+    """A new float64 array of this instance alone that cannot be written to: a read-only view of a
+    read-only private copy (so ``arr.flags.writeable = True`` raises instead of unlocking it)."""
+    base = np.array(values, dtype=np.float64)
+    base.flags.writeable = False
+    view = base.view()
+    view.flags.writeable = False
+    return view
 
 
 class PathReport(dict):
@@ -110,9 +141,10 @@ class Piper:
 
     dof: int = 6
     ee_frame: str = "link6"
-    #: default timing limits: the firmware's maximum joint speed (3 rad/s) and acceleration (5 rad/s^2)
-    max_velocity: np.ndarray = np.full(6, 3.0)
-    max_acceleration: np.ndarray = np.full(6, 5.0)
+    #: default timing limits: the firmware's maximum joint speed (3 rad/s) and acceleration (5 rad/s^2);
+    #: each instance has its own read-only copies as ``max_velocity`` / ``max_acceleration``
+    DEFAULT_MAX_VELOCITY: Tuple[float, ...] = (3.0,) * 6
+    DEFAULT_MAX_ACCELERATION: Tuple[float, ...] = (5.0,) * 6
 
     def __init__(self, legacy_zero: bool = False) -> None:
         if not isinstance(legacy_zero, (bool, np.bool_)):
@@ -120,12 +152,13 @@ class Piper:
         self._arm = _core.Arm6.piper(bool(legacy_zero))
         self.legacy_zero = bool(legacy_zero)
         self.name = self._arm.name
-        lower, upper = self._arm.lower, self._arm.upper
-        lower.flags.writeable = False
-        upper.flags.writeable = False
-        #: joint limits [rad], shape (6,)
-        self.lower: np.ndarray = lower
-        self.upper: np.ndarray = upper
+        #: joint limits [rad], shape (6,); per instance and read-only (the solver uses its own copy)
+        self.lower: np.ndarray = _readonly(self._arm.lower)
+        self.upper: np.ndarray = _readonly(self._arm.upper)
+        #: timing limits [rad/s], [rad/s^2], shape (6,), per instance and read-only
+        #: (for other limits pass your own arrays to ``time_parameterize``)
+        self.max_velocity: np.ndarray = _readonly(self.DEFAULT_MAX_VELOCITY)
+        self.max_acceleration: np.ndarray = _readonly(self.DEFAULT_MAX_ACCELERATION)
         #: a URDF shipped in the package whose chain equals this model (Pinocchio FK of
         #: ``ee_frame`` equals :meth:`fk` to 1e-12)
         self.urdf_path: Path = MODELS_DIR / ("piper_legacy_zero.urdf" if legacy_zero else "piper.urdf")
@@ -258,12 +291,12 @@ class _SrsArm:
             arm = arm.with_limits(arm.lower if lower is None else lower, arm.upper if upper is None else upper)
         self._arm = arm
         self.name = arm.name
-        lo, hi = arm.lower, arm.upper
-        lo.flags.writeable = False
-        hi.flags.writeable = False
-        #: joint limits [rad], shape (7,)
-        self.lower: np.ndarray = lo
-        self.upper: np.ndarray = hi
+        #: joint limits [rad], shape (7,); per instance and read-only (the solver uses its own copy)
+        self.lower: np.ndarray = _readonly(arm.lower)
+        self.upper: np.ndarray = _readonly(arm.upper)
+        #: timing limits [rad/s], [rad/s^2], shape (7,), per instance and read-only
+        self.max_velocity: np.ndarray = _readonly(self.DEFAULT_MAX_VELOCITY)
+        self.max_acceleration: np.ndarray = _readonly(self.DEFAULT_MAX_ACCELERATION)
         #: a URDF shipped in the package whose chain equals the model
         self.urdf_path: Path = MODELS_DIR / self._urdf_name
 
@@ -289,11 +322,11 @@ class _SrsArm:
         ``seed`` (7,) supplies q1 at a shoulder singularity and q5 at a wrist singularity (else 0).
         Every row reproduces T to <= 1e-9 m / rad (checked before it is returned).
         """
-        return self._arm.ik_all(T, float(psi), seed)
+        return self._arm.ik_all(T, _number(psi, "psi", "rad"), seed)
 
     def solutions(self, T, psi: float, seed=None) -> List[Solution]:
         """Like :meth:`ik_all`, with branch (gc2, gc4, gc6), singularity, limit and residual per row."""
-        Q, flags, pos, rot = self._arm.solutions(T, float(psi), seed)
+        Q, flags, pos, rot = self._arm.solutions(T, _number(psi, "psi", "rad"), seed)
         in_limits = _FLAGS["IN_LIMITS"]
         return [
             Solution(Q[i], int(f), _gc_name(int(f)), _singular_names(int(f)), bool(f & in_limits),
@@ -390,8 +423,8 @@ class Nero(_SrsArm):
     _urdf_name = "nero.urdf"
     #: default timing limits: AgileX publishes none for the NERO (its URDF's 5 rad/s is a
     #: placeholder); the PiPER firmware's 3 rad/s and 5 rad/s^2 are used
-    max_velocity = np.full(7, 3.0)
-    max_acceleration = np.full(7, 5.0)
+    DEFAULT_MAX_VELOCITY: Tuple[float, ...] = (3.0,) * 7
+    DEFAULT_MAX_ACCELERATION: Tuple[float, ...] = (5.0,) * 7
     _factory = staticmethod(_core.Arm7.nero)
     #: the more precise limits of pyAgxArm's docs/nero/nero_api.md, as (lower, upper) [rad]
     PYAGXARM_DOC_LIMITS = (
@@ -406,7 +439,8 @@ class Iiwa14(_SrsArm):
     ee_frame = "iiwa_link_ee_kuka"
     _urdf_name = "iiwa14.urdf"
     #: default timing limits: the URDF's velocities and Drake's accelerations
-    max_velocity = np.array([1.4835298641951802, 1.4835298641951802, 1.7453292519943295, 1.3089969389957472,
-                             2.2689280275926285, 2.356194490192345, 2.356194490192345])
-    max_acceleration = np.array([8.57, 8.57, 8.74, 11.36, 12.23, 15.72, 15.72])
+    DEFAULT_MAX_VELOCITY: Tuple[float, ...] = (1.4835298641951802, 1.4835298641951802, 1.7453292519943295,
+                                               1.3089969389957472, 2.2689280275926285, 2.356194490192345,
+                                               2.356194490192345)
+    DEFAULT_MAX_ACCELERATION: Tuple[float, ...] = (8.57, 8.57, 8.74, 11.36, 12.23, 15.72, 15.72)
     _factory = staticmethod(_core.Arm7.iiwa14)

@@ -128,19 +128,38 @@ def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: flo
     every interval in which a joint moves more than ``max_joint_step_rad``, or the branch changes,
     is bisected until no joint step exceeds the bound. A branch change that stays a jump however
     finely the line is sampled (``keep_branch``), an unreachable or out-of-limits sample, raises
-    :class:`NoSolutionError` naming the segment and its parameter.
+    :class:`NoSolutionError` naming the segment and its parameter. The number of samples is counted
+    before anything is allocated: above ``max_samples``, a waypoint without any solution within the
+    limits raises :class:`NoSolutionError` naming it (``waypoints[k]: unreachable ...``; a target
+    1e8 m away), else ``ValueError`` naming ``max_samples``.
     """
     Ws = [_matrix(W) for W in waypoints]
     if len(Ws) < 2:
         raise ValueError("waypoints: need at least 2 poses")
     if not (max_joint_step_rad > 0.0) or not (sample_m > 0.0) or not (sample_rad > 0.0):
         raise ValueError("max_joint_step_rad, sample_m, sample_rad: must be > 0")
+    if not (isinstance(max_samples, (int, np.integer)) and max_samples >= len(Ws)):
+        raise ValueError(f"max_samples: need an integer >= {len(Ws)} (one sample per waypoint), got {max_samples!r}")
     q_start = np.asarray(q_start, dtype=float)
+    counts = []
+    for A, B in zip(Ws[:-1], Ws[1:]):
+        r = max(math.hypot(*(B[:3, 3] - A[:3, 3])) / sample_m, _rotation_angle(A, B) / sample_rad)  # no overflow
+        counts.append(max(1.0, math.ceil(r)) if r <= 1e15 else r)  # ceil(inf) would raise OverflowError
+    total = 1.0 + sum(counts)  # floats: a huge count is compared, never allocated
+    if not (total <= max_samples):
+        # Usually a target far out of reach (1e8 m is 1e10 samples): say so, naming the waypoint,
+        # before blaming the sampling. A waypoint without any solution within the limits cannot be
+        # on the path whatever the sampling.
+        for k, W in enumerate(Ws):
+            try:
+                arm.ik(W)
+            except NoSolutionError as exc:
+                raise NoSolutionError(f"waypoints[{k}]: {exc}") from None
+        raise ValueError(f"max_samples: sampling every {sample_m} m / {sample_rad} rad needs {total:.3g} samples, "
+                         f"more than max_samples = {max_samples}")
     g = [np.array([0.0])]
-    for k, (A, B) in enumerate(zip(Ws[:-1], Ws[1:])):
-        n = max(1, int(math.ceil(max(np.linalg.norm(B[:3, 3] - A[:3, 3]) / sample_m,
-                                     _rotation_angle(A, B) / sample_rad))))
-        g.append(k + np.arange(1, n + 1) / n)
+    for k, n in enumerate(counts):
+        g.append(k + np.arange(1, int(n) + 1) / int(n))
     g = np.concatenate(g)
 
     def where(i: int) -> str:
@@ -215,6 +234,58 @@ def _eval(Q, m, k, t):
     return q, dq, ddq
 
 
+def _line_trajectory(q0: np.ndarray, q1: np.ndarray, vmax: np.ndarray, amax: np.ndarray,
+                     rate_hz: float) -> Trajectory:
+    """The time-optimal rest-to-rest motion along the straight joint line q0 -> q1: q = q0 + s(t) (q1 - q0)
+    with a trapezoidal speed profile of s (a triangle when the cruise speed is never reached), its
+    speed and acceleration limited by the tightest joint. Sampled every 1/rate_hz s; the last sample
+    is q1 at rest (it may lie up to one period past the end of the motion).
+
+    Finite differences of the samples are averages of the exact velocity and acceleration, so they
+    stay within the limits too.
+    """
+    dt = 1.0 / rate_hz
+    D = q1 - q0
+    moving = D != 0.0
+    # the path parameter's limits; the 1e-12 keeps rounding from reaching a limit's last ulp
+    sv = float(np.min(vmax[moving] / np.abs(D[moving]))) * (1.0 - 1e-12)
+    sa = float(np.min(amax[moving] / np.abs(D[moving]))) * (1.0 - 1e-12)
+    for _ in range(20):
+        if sv * sv / sa >= 1.0:  # triangle: accelerate over half the path, brake over the other half
+            t_acc = math.sqrt(1.0 / sa)
+            v_peak, t_cruise = sa * t_acc, 0.0
+        else:                     # trapezoid: reach sv, cruise, brake
+            t_acc = sv / sa
+            v_peak, t_cruise = sv, (1.0 - sv * t_acc) / sv
+        T_end = 2.0 * t_acc + t_cruise
+        M = int(math.ceil(T_end / dt - 1e-9)) + 1
+        t = np.arange(M) * dt
+        tc = np.minimum(t, T_end)
+        s_acc = 0.5 * sa * t_acc * t_acc
+        acc = tc < t_acc
+        dec = tc > t_acc + t_cruise
+        rem = T_end - tc
+        s = np.where(acc, 0.5 * sa * tc * tc,
+                     np.where(dec, 1.0 - 0.5 * sa * rem * rem, s_acc + v_peak * (tc - t_acc)))
+        sd = np.where(acc, sa * tc, np.where(dec, sa * rem, v_peak))
+        sdd = np.where(acc, sa, np.where(dec, -sa, 0.0))
+        sd[t >= T_end] = 0.0
+        sdd[t >= T_end] = 0.0
+        sd[0] = 0.0
+        sd[-1] = sdd[-1] = 0.0  # at rest on the last sample (it is at or past T_end up to rounding)
+        q = q0[None] + s[:, None] * D[None]
+        q[-1] = q1
+        # Rounding of the sampled positions (not the profile) can put a second difference a few
+        # 1e-10 above the limit at high rates: shave the limits by 0.1 % then.
+        fd_v = float(np.max(np.abs(np.diff(q, axis=0)) / dt / vmax, initial=0.0))
+        fd_a = float(np.max(np.abs(np.diff(q, 2, axis=0)) / dt ** 2 / amax, initial=0.0))
+        if fd_v <= 1.0 and fd_a <= 1.0:
+            break
+        sv /= max(fd_v, 1.0) * 1.001
+        sa /= max(fd_a, 1.0) * 1.001
+    return Trajectory(t, q, sd[:, None] * D[None], sdd[:, None] * D[None], rate_hz)
+
+
 def time_parameterize(q_path, max_velocity, max_acceleration, rate_hz: float = 200.0) -> Trajectory:
     """Time a joint path (N, dof) under per-joint velocity [rad/s] and acceleration [rad/s^2] limits.
 
@@ -237,6 +308,11 @@ def time_parameterize(q_path, max_velocity, max_acceleration, rate_hz: float = 2
         z = np.zeros((1, dof))
         return Trajectory(np.zeros(1), Q[:1].copy(), z, z.copy(), rate_hz)
 
+    if len(Q) == 2:
+        # One segment cannot start and end at rest with one constant u'' (both knot speeds are 0:
+        # this used to ask for a 2e300 s segment). Its cubic is the straight joint line: time it
+        # exactly instead, time-optimally.
+        return _line_trajectory(Q[0], Q[1], vmax, amax, rate_hz)
     m = _hermite(Q)
     nseg = len(Q) - 1
     # Bounds of |dq/du| and |d2q/du2| on each cubic segment (both are extreme at the ends or, for

@@ -21,7 +21,7 @@ import pytest
 
 import piperik
 
-#: Repository root (tests/..): the C sources, the tables and ../shared live relative to it.
+#: Repository root (tests/..): the C sources, the tables and tests/data live relative to it.
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 TEST_COUNT = int(os.environ.get("PIPERIK_TEST_COUNT", "10000"))

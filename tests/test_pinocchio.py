@@ -4,7 +4,7 @@
   (``arm.urdf_path``) to 1e-12, for both joint-zero conventions, in and outside the joint limits.
 * IK: every row of ``arm.ik_all(T)`` reproduces T under Pinocchio's FK to 1e-9 m / rad, the
   configuration that generated T is always among the rows, and a generic pose has all 8 solutions.
-* AgileX's own URDF (../shared/models/piper_agilex.urdf) is a CAD export that approximates the DH
+* AgileX's own URDF (tests/data/piper_agilex.urdf) is a CAD export that approximates the DH
   model; its ``link6`` must agree with ``Piper().fk`` to the documented ~0.14 mm, and must not be
   identical (otherwise the test would not be checking what it claims).
 """
@@ -35,7 +35,8 @@ from conftest import (
 
 pin = pytest.importorskip("pinocchio")
 
-AGILEX_URDF = REPO_ROOT.parent / "shared" / "models" / "piper_agilex.urdf"
+#: vendored with its source in tests/data/README.md (a clone of the repository is self-contained)
+AGILEX_URDF = REPO_ROOT / "tests" / "data" / "piper_agilex.urdf"
 
 
 class PinFK:
@@ -198,8 +199,7 @@ def test_agilex_urdf_close_to_model(arm):
     from the DH model the firmware uses by a fraction of a millimetre; notes/piper.md documents
     "<= 0.14 mm / <= 0.004 deg" over 5000 in-limit configurations.
     """
-    if not AGILEX_URDF.is_file():
-        pytest.skip(f"AgileX URDF not present at {AGILEX_URDF}")
+    assert AGILEX_URDF.is_file(), f"vendored test data missing: {AGILEX_URDF}"
     fk = PinFK(AGILEX_URDF, "link6")
     rng = make_rng(2000)
     Q = random_q_in_limits(arm, rng, 2000)

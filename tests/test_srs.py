@@ -14,7 +14,8 @@ import piperik
 from conftest import pose_error
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_MODELS = ROOT.parent / "shared" / "models"
+#: the makers' URDFs, vendored with their sources and licences (tests/data/README.md)
+MAKER_MODELS = ROOT / "tests" / "data"
 COUNT = max(int(os.environ.get("PIPERIK_TEST_COUNT", "10000")) // 2, 1)
 SEED = int(os.environ.get("PIPERIK_TEST_SEED", "20261130"))
 ARMS = [piperik.Nero, piperik.Iiwa14]
@@ -87,9 +88,8 @@ def test_ik_against_pinocchio(arm):
 
 def test_makers_nero_urdf_difference_is_as_documented():
     """AgileX's NERO URDF rounds pi/2 (1.5707963, and 1.5708 at the flange): ~6e-8 m, ~5e-6 rad."""
-    path = SHARED_MODELS / "nero.urdf"
-    if not path.exists():
-        pytest.skip(f"{path} not present")
+    path = MAKER_MODELS / "nero.urdf"
+    assert path.exists(), f"vendored test data missing: {path}"
     arm = piperik.Nero()
     _, pin_fk = _pin_model(path, arm.ee_frame)
     rng = np.random.default_rng(SEED + 2)
@@ -101,9 +101,8 @@ def test_makers_nero_urdf_difference_is_as_documented():
 
 def test_iiwa_shipped_urdf_is_drakes():
     ours = (ROOT / "piperik" / "models" / "iiwa14.urdf").read_bytes()
-    theirs = SHARED_MODELS / "iiwa14.urdf"
-    if not theirs.exists():
-        pytest.skip(f"{theirs} not present")
+    theirs = MAKER_MODELS / "iiwa14.urdf"
+    assert theirs.exists(), f"vendored test data missing: {theirs}"
     assert ours == theirs.read_bytes()
     assert (ROOT / "piperik" / "models" / "iiwa14.LICENSE.txt").exists()
 

@@ -75,6 +75,59 @@ void check_finite(const double *v, py::ssize_t n, const char *name)
     }
 }
 
+// Ranges of the scalar and joint arguments (documented in piperik/robots.py): anything larger is a
+// caller's mistake and would overflow the selection's arithmetic (a squared distance of 1e200 rad is
+// inf) or lose every digit of the angle.
+constexpr double kMaxJointRad = 1e3;    // |q|, |q_current|, |q_start|, |seed| [rad]
+constexpr double kMaxPsiRad = 1e6;      // |psi| [rad], wrapped into [-pi, pi] by the core
+constexpr double kMaxOptionValue = 1e12; // penalties, margins, weights and step bounds of SelectOptions
+
+std::string num_str(double v)
+{
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+// Joint angles: finite and |q| <= kMaxJointRad, else ValueError naming `name`, the rule and the value.
+void check_joints(const double *v, py::ssize_t n, const char *name)
+{
+    for (py::ssize_t i = 0; i < n; ++i) {
+        if (!(std::fabs(v[i]) <= kMaxJointRad)) {
+            throw py::value_error(std::string(name) + ": joint angles must be finite with |q| <= 1e3 rad, got " +
+                                  num_str(v[i]));
+        }
+    }
+}
+
+// The arm angle: finite and |psi| <= kMaxPsiRad, else ValueError naming psi and its range.
+void check_psi(double psi)
+{
+    if (!(std::fabs(psi) <= kMaxPsiRad)) {
+        throw py::value_error("psi: must be a finite angle with |psi| <= 1e6 rad, got " + num_str(psi));
+    }
+}
+
+// A Python number as double, else TypeError naming `name` (pybind11's cast_error is a RuntimeError).
+double number_arg(py::handle obj, const char *name, const char *unit)
+{
+    if (py::isinstance<py::str>(obj) || py::isinstance<py::bytes>(obj)) {
+        throw py::type_error(std::string(name) + ": expected a number [" + unit + "], got " +
+                             std::string(py::str(py::type::handle_of(obj).attr("__name__"))));
+    }
+    try {
+        return obj.cast<double>();
+    } catch (const py::cast_error &) {
+        throw py::type_error(std::string(name) + ": expected a number [" + unit + "], got " +
+                             std::string(py::str(py::type::handle_of(obj).attr("__name__"))));
+    }
+}
+
+double wrap_pi(double a)
+{
+    return std::remainder(a, 6.283185307179586476925);  // [-pi, pi], exact remainder of 2pi
+}
+
 std::string pose_error(int status, const double *T, const std::string &name)
 {
     std::ostringstream os;
@@ -115,7 +168,7 @@ JointArg joint_arg(py::handle obj, int dof, const char *name, py::ssize_t n_rows
         os << ", got shape " << shape_str(out.arr);
         throw py::value_error(os.str());
     }
-    check_finite(out.data, out.arr.size(), name);
+    check_joints(out.data, out.arr.size(), name);
     return out;
 }
 
@@ -130,10 +183,11 @@ struct SelectOptions {
     pik_select_options o = pik_select_options_default();
     std::vector<double> weights;
 
+    // Every option: finite, >= 0 and <= 1e12 (larger values overflow the cost to inf).
     static void check_nonneg(double v, const char *name)
     {
-        if (!(v >= 0.0) || !std::isfinite(v)) {
-            throw py::value_error(std::string(name) + ": must be a finite number >= 0");
+        if (!(v >= 0.0 && v <= kMaxOptionValue)) {
+            throw py::value_error(std::string(name) + ": must be a finite number in [0, 1e12], got " + num_str(v));
         }
     }
 
@@ -148,8 +202,8 @@ struct SelectOptions {
         check_nonneg(o.continuous_step_rad, "continuous_step_rad");
         check_nonneg(o.max_step_rad, "max_step_rad");
         for (double w : weights) {
-            if (!(w >= 0.0) || !std::isfinite(w)) {
-                throw py::value_error("weights: must be finite numbers >= 0");
+            if (!(w >= 0.0 && w <= kMaxOptionValue)) {
+                throw py::value_error("weights: must be finite numbers in [0, 1e12], got " + num_str(w));
             }
         }
     }
@@ -225,7 +279,7 @@ py::array_t<double> fk_any(py::handle q_obj, py::ssize_t dof, Fk fk_one)
 {
     darray q = as_double_array(q_obj, "q");
     if (q.ndim() == 1 && q.shape(0) == dof) {
-        check_finite(q.data(), dof, "q");
+        check_joints(q.data(), dof, "q");
         auto T = new_array({4, 4});
         fk_one(q.data(), T.mutable_data());
         return T;
@@ -234,7 +288,7 @@ py::array_t<double> fk_any(py::handle q_obj, py::ssize_t dof, Fk fk_one)
         throw py::value_error("q: expected shape (" + std::to_string(dof) + ",) or (N, " + std::to_string(dof) +
                               ") [rad], got " + shape_str(q));
     }
-    check_finite(q.data(), q.size(), "q");
+    check_joints(q.data(), q.size(), "q");
     py::ssize_t n = q.shape(0);
     auto T = new_array({n, 4, 4});
     const double *qd = q.data();
@@ -640,7 +694,7 @@ class Arm7 {
     {
         darray q = as_double_array(q_obj, "q");
         if (q.ndim() == 1 && q.shape(0) == 7) {
-            check_finite(q.data(), 7, "q");
+            check_joints(q.data(), 7, "q");
             double psi = 0.0;
             pik_srs_arm_angle(&m_, q.data(), &psi);
             return py::float_(psi);
@@ -648,7 +702,7 @@ class Arm7 {
         if (q.ndim() != 2 || q.shape(1) != 7) {
             throw py::value_error("q: expected shape (7,) or (N, 7) [rad], got " + shape_str(q));
         }
-        check_finite(q.data(), q.size(), "q");
+        check_joints(q.data(), q.size(), "q");
         py::ssize_t n = q.shape(0);
         auto psi = new_array({n});
         for (py::ssize_t i = 0; i < n; ++i) {
@@ -732,7 +786,9 @@ class Arm7 {
             if (!(psis.ndim() == 0 || (psis.ndim() == 1 && (psis.shape(0) == n || psis.shape(0) == 1)))) {
                 throw py::value_error("psi: expected a number or shape (N,)");
             }
-            check_finite(psis.data(), psis.size(), "psi");
+            for (py::ssize_t i = 0; i < psis.size(); ++i) {
+                check_psi(psis.data()[i]);
+            }
             psid = psis.data();
         }
         auto Q = new_array({n, 7});
@@ -767,7 +823,7 @@ class Arm7 {
                 }
                 sd[i] = st;
                 okd[i] = st == PIK_OK;
-                pd[i] = st == PIK_OK ? psi : nan;
+                pd[i] = st == PIK_OK ? wrap_pi(psi) : nan;
                 for (int j = 0; j < 7; ++j) {
                     Qd[7 * i + j] = st == PIK_OK ? sel.q_rad[j] : nan;
                 }
@@ -869,10 +925,8 @@ class Arm7 {
         opts.branch_current = qc.data ? static_cast<int>(pik_srs_branch(&m_, qc.data)) : -1;
         double psi = 0.0;
         if (policy == PIK_PSI_GIVEN) {
-            psi = psi_obj.cast<double>();
-            if (!std::isfinite(psi)) {
-                throw py::value_error("psi: must be finite [rad]");
-            }
+            psi = number_arg(psi_obj, "psi", "rad");
+            check_psi(psi);
         }
         int st = pik_srs_select(&m_, T.data(), qc.data, static_cast<pik_psi_policy>(policy), &psi, &opts, &sel);
         if (st == PIK_UNREACHABLE) {
@@ -890,7 +944,7 @@ class Arm7 {
         if (st != PIK_OK) {
             throw py::value_error(pose_error(st, T.data(), "T"));
         }
-        return psi;
+        return wrap_pi(psi);  // a given psi of 1e5 rad is reported as the same angle in [-pi, pi]
     }
 
   public:
@@ -940,9 +994,7 @@ class Arm7 {
     void solve(py::handle T_obj, double psi, py::handle seed_obj, pik_solution_set &set) const
     {
         darray T = pose_arg(T_obj, "T");
-        if (!std::isfinite(psi)) {
-            throw py::value_error("psi: must be finite [rad]");
-        }
+        check_psi(psi);
         JointArg seed = joint_arg(seed_obj, 7, "seed");
         int st = pik_srs_ik(&m_, T.data(), psi, seed.data, 0xFFu, &set);
         if (st != PIK_OK && st != PIK_UNREACHABLE) {
@@ -1157,7 +1209,10 @@ PYBIND11_MODULE(_core, m)
                  o.o.singularity_penalty = singularity_penalty;
                  o.o.branch_switch_penalty = branch_switch_penalty;
                  o.o.continuous_step_rad = continuous_step_rad;
-                 o.o.max_step_rad = std::isfinite(max_step_rad) ? max_step_rad : 0.0;
+                 if (std::isnan(max_step_rad)) {
+                     throw py::value_error("max_step_rad: must be a number in [0, 1e12], or 0 or inf for no bound; got nan");
+                 }
+                 o.o.max_step_rad = std::isinf(max_step_rad) && max_step_rad > 0 ? 0.0 : max_step_rad;
                  o.validate();
                  return o;
              }),
@@ -1181,7 +1236,7 @@ PYBIND11_MODULE(_core, m)
                      o.weights.assign(w.data(), w.data() + w.size());
                  }
                  if (!limit_margin_rad.is_none()) {
-                     o.o.limit_margin_rad = py::cast<double>(limit_margin_rad);
+                     o.o.limit_margin_rad = number_arg(limit_margin_rad, "limit_margin_rad", "rad");
                  }
                  o.validate();
                  return o;

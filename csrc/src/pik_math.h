@@ -15,6 +15,7 @@
 #define pik_sqrt sqrtf
 #define pik_fabs fabsf
 #define pik_copysign copysignf
+#define pik_fmod fmodf
 #define PIK_HUGE HUGE_VALF
 /* |x| <= PIK_REAL_BIG is the core's finiteness test (false for NaN and infinities). */
 #define PIK_REAL_BIG FLT_MAX
@@ -22,6 +23,7 @@
 #define pik_sqrt sqrt
 #define pik_fabs fabs
 #define pik_copysign copysign
+#define pik_fmod fmod
 #define PIK_HUGE HUGE_VAL
 #define PIK_REAL_BIG 1e300
 #endif
@@ -31,11 +33,22 @@
 
 /* ---- small helpers shared by the solvers (static inline: no call, no unused-function warning) */
 
-/* Wraps an angle in (-4pi, 4pi) into (-pi, pi] without branches (they mispredict on random
- * poses): a - 2pi k with k = ceil(a/2pi - 1/2), ceil taken as 3 - trunc(3.5 - a/2pi). */
+/* Wraps any finite angle into [-pi, pi] (NaN for NaN and infinities). For |a| < 4pi, the hot case,
+ * without data-dependent branches in the arithmetic: a - 2pi k with k = ceil(a/2pi - 1/2), ceil
+ * taken as 3 - trunc(3.5 - a/2pi) (valid while 3.5 - a/2pi is in (0, LONG_MAX)). Larger angles are
+ * first reduced exactly by fmod (|result| < 2pi), so the cast to long never overflows (undefined
+ * behaviour) and angles above 7pi no longer wrap by a wrong multiple of 2pi. The one branch is
+ * predictable (never taken on solver angles). */
 static inline pik_real pik_wrap_pi(pik_real a)
 {
-    pik_real k = (pik_real)(3L - (long)(PIK_R(3.5) - a * (1 / PIK_TWO_PI)));
+    pik_real k;
+    if (!(pik_fabs(a) < 4 * PIK_PI)) {
+        if (!(a - a == 0)) { /* NaN or +-inf: no wrap exists */
+            return a - a;
+        }
+        a = pik_fmod(a, PIK_TWO_PI);
+    }
+    k = (pik_real)(3L - (long)(PIK_R(3.5) - a * (1 / PIK_TWO_PI)));
     return a - k * PIK_TWO_PI;
 }
 

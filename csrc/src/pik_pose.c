@@ -15,8 +15,12 @@ static pik_real orthonormality_error(const pik_real R[9])
     pik_real c01 = R[0] * R[1] + R[3] * R[4] + R[6] * R[7];
     pik_real c02 = R[0] * R[2] + R[3] * R[5] + R[6] * R[8];
     pik_real c12 = R[1] * R[2] + R[4] * R[5] + R[7] * R[8];
-    return max2(max2(max2(pik_fabs(c00), pik_fabs(c11)), max2(pik_fabs(c22), pik_fabs(c01))),
-                max2(pik_fabs(c02), pik_fabs(c12)));
+    pik_real m = max2(max2(max2(pik_fabs(c00), pik_fabs(c11)), max2(pik_fabs(c22), pik_fabs(c01))),
+                      max2(pik_fabs(c02), pik_fabs(c12)));
+    /* max2 drops a NaN operand (NaN > x is false), and entries near the largest finite value give
+     * inf - inf = NaN: the sum is NaN exactly when some term is, and then the error is infinite. */
+    pik_real s = ((c00 + c11) + (c22 + c01)) + (c02 + c12);
+    return s == s ? m : PIK_HUGE;
 }
 
 int pik_pose_check(const pik_real T[16], pik_real R_out[9], pik_real p_out[3], pik_real *ortho_err_out)
@@ -39,8 +43,9 @@ int pik_pose_check(const pik_real T[16], pik_real R_out[9], pik_real p_out[3], p
             return PIK_ERR_NONFINITE;
         }
     }
-    if (pik_fabs(T[12]) > PIK_BOTTOM_ROW_TOL || pik_fabs(T[13]) > PIK_BOTTOM_ROW_TOL ||
-        pik_fabs(T[14]) > PIK_BOTTOM_ROW_TOL || pik_fabs(T[15] - 1) > PIK_BOTTOM_ROW_TOL) {
+    /* !(x <= tol): a NaN or infinite intermediate rejects (NaN compares false both ways). */
+    if (!(pik_fabs(T[12]) <= PIK_BOTTOM_ROW_TOL) || !(pik_fabs(T[13]) <= PIK_BOTTOM_ROW_TOL) ||
+        !(pik_fabs(T[14]) <= PIK_BOTTOM_ROW_TOL) || !(pik_fabs(T[15] - 1) <= PIK_BOTTOM_ROW_TOL)) {
         return PIK_ERR_BOTTOM_ROW;
     }
     for (i = 0; i < 3; ++i) {
@@ -56,10 +61,11 @@ int pik_pose_check(const pik_real T[16], pik_real R_out[9], pik_real p_out[3], p
     det = R_out[0] * (R_out[4] * R_out[8] - R_out[5] * R_out[7]) -
           R_out[1] * (R_out[3] * R_out[8] - R_out[5] * R_out[6]) +
           R_out[2] * (R_out[3] * R_out[7] - R_out[4] * R_out[6]);
-    if (err > PIK_ORTHONORMAL_TOL) {
+    /* Entries near the largest finite value overflow R^T R into inf - inf = NaN: reject it too. */
+    if (!(err <= PIK_ORTHONORMAL_TOL)) {
         return PIK_ERR_NOT_ORTHONORMAL;
     }
-    if (det < 0) { /* orthonormal with det -1: a reflection */
+    if (!(det >= 0)) { /* orthonormal with det -1: a reflection */
         return PIK_ERR_MIRRORED;
     }
     /* Project onto SO(3) with the Newton iteration of the polar decomposition,
