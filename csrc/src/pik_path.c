@@ -1,9 +1,11 @@
 /* Joint paths from pose sequences (see pik_path.h). */
 #include "pik_math.h"
+#include <string.h>
 
 #include "piperik/pik_path.h"
 #include "piperik/pik_select.h"
 #include "piperik/pik_status.h"
+#include "pik_srs_internal.h"
 
 pik_path_options pik_path_options_default(void)
 {
@@ -87,16 +89,12 @@ int pik_arm6_path(const pik_arm6_model *m, const pik_real *Ts, int n, const pik_
     prev = q_start;
     prev_branch = pik_arm6_branch(m, q_start);
     for (i = 0; i < n; ++i) {
-        pik_solution_set set;
         pik_selection sel;
         int st;
         o.select.branch_current = (int)prev_branch;
         /* The previous sample seeds the joints a singular pose leaves free: through q5 = 0 the path
          * holds q4 and moves q6. */
-        st = pik_arm6_ik_ex(m, Ts + 16 * i, prev, PIK_IK_ONLY_IN_LIMITS, &set);
-        if (st == PIK_OK) {
-            st = pik_select(&set, m->lower_rad, m->upper_rad, prev, &o.select, &sel);
-        }
+        st = pik_arm6_select(m, Ts + 16 * i, prev, &o.select, &sel);
         if (st == PIK_OK) {
             st = accept_sample(&o, &sel, prev_branch, i, r);
         }
@@ -112,13 +110,71 @@ int pik_arm6_path(const pik_arm6_model *m, const pik_real *Ts, int n, const pik_
     return PIK_OK;
 }
 
+/* Recomputes the report's statistics from the solved rows (a backtracking path rewrites rows). */
+static void srs_path_stats(const pik_srs_model *m, const pik_real *Q, int n, const pik_real q_start[7], pik_path_report *r)
+{
+    const pik_real *prev = q_start;
+    uint32_t prev_branch = pik_srs_branch(m, q_start);
+    int i, j;
+    for (i = 0; i < n; ++i) {
+        const pik_real *q = Q + 7 * i;
+        uint32_t branch = pik_srs_branch(m, q);
+        pik_real s = pik_srs_singularity_of(m, q);
+        for (j = 0; j < 7; ++j) {
+            pik_real d = pik_fabs(q[j] - prev[j]);
+            if (d > r->max_step_rad) {
+                r->max_step_rad = d;
+                r->max_step_joint = j;
+                r->max_step_index = i;
+            }
+        }
+        r->branch_changes += branch != prev_branch;
+        r->min_singularity = s < r->min_singularity ? s : r->min_singularity;
+        prev = q;
+        prev_branch = branch;
+    }
+}
+
+/* A sample where another branch continues the path as well: the branches still to try there. */
+typedef struct srs_branch_point {
+    int index;
+    unsigned untried; /* branch mask */
+} srs_branch_point;
+
+#define SRS_PATH_MAX_BRANCH_POINTS 16
+
+/* The branches that meet the chosen solution q at a singularity it is close to: GC2, GC4, GC6 flips
+ * for each of t2, t4, t6 within `near` of 0 or pi. */
+static unsigned srs_alternatives(const pik_srs_model *m, const pik_real q[7], uint32_t branch, pik_real near)
+{
+    static const int joint[3] = {1, 3, 5};
+    unsigned flips[3], out = 0u;
+    int k, nf = 0, c;
+    for (k = 0; k < 3; ++k) {
+        pik_real t = pik_fabs(pik_wrap_pi(m->sign[joint[k]] * q[joint[k]] + m->offset_rad[joint[k]]));
+        if (t <= near || PIK_PI - t <= near) {
+            flips[nf++] = 1u << k;
+        }
+    }
+    for (c = 1; c < (1 << nf); ++c) { /* every non-empty combination of the flips */
+        unsigned b = branch;
+        for (k = 0; k < nf; ++k) {
+            if (c & (1 << k)) {
+                b ^= flips[k];
+            }
+        }
+        out |= 1u << b;
+    }
+    return out;
+}
+
 int pik_srs_path(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7],
                  const pik_path_options *opts, pik_real *Q_out, pik_real *psi_out, pik_path_report *r)
 {
     pik_path_options o;
-    const pik_real *prev;
-    uint32_t prev_branch;
-    int i, j, status;
+    srs_branch_point bp[SRS_PATH_MAX_BRANCH_POINTS];
+    int nbp = 0, i, j, status, budget, deepest = -1, deepest_status = PIK_OK;
+    unsigned forced = 0u;
     if (r == 0) {
         return PIK_ERR_NULL;
     }
@@ -126,28 +182,73 @@ int pik_srs_path(const pik_srs_model *m, const pik_real *Ts, int n, const pik_re
     if (status != PIK_OK) {
         return status;
     }
-    prev = q_start;
-    prev_branch = pik_srs_branch(m, q_start);
-    for (i = 0; i < n; ++i) {
+    if (!pik_finite_n(q_start, 7)) {
+        return fail(r, PIK_ERR_BAD_ARGUMENT, -1);
+    }
+    /* Depth-first over the branch points: every sample is solved greedily (nearest the previous one);
+     * where the chosen solution sits next to a singularity that another branch also continues
+     * through, the sample is a branch point, and a later sample that cannot be reached sends the
+     * search back to the latest branch point with an untried branch. The budget bounds the work. */
+    budget = 4 * n + 64;
+    i = 0;
+    while (i < n) {
+        const pik_real *prev = i > 0 ? Q_out + 7 * (i - 1) : q_start;
+        uint32_t prev_branch = pik_srs_branch(m, prev);
         pik_selection sel;
         pik_real psi = 0.0;
+        unsigned allowed = forced ? forced : 0xFFu;
         int st;
+        --budget;
         o.select.branch_current = (int)prev_branch;
-        st = pik_srs_select(m, Ts + 16 * i, prev, PIK_PSI_NEAREST, &psi, &o.select, &sel);
+        st = pik_srs_select_in(m, Ts + 16 * i, prev, PIK_PSI_NEAREST, allowed, &psi, &o.select, &sel);
+        if (st == PIK_OK && o.max_step_rad > 0 && sel.max_step_rad > o.max_step_rad) {
+            st = sel.branch_switched ? PIK_BRANCH_SWITCH : PIK_STEP_TOO_LARGE;
+        }
         if (st == PIK_OK) {
-            st = accept_sample(&o, &sel, prev_branch, i, r);
+            /* a branch point: another branch continues within twice this step */
+            pik_real near = 2 * sel.max_step_rad + PIK_R(1e-9);
+            unsigned alt = forced ? 0u : srs_alternatives(m, sel.q_rad, sel.flags & PIK_BRANCH_MASK, near) & ~(1u << (sel.flags & PIK_BRANCH_MASK));
+            for (j = 0; j < 7; ++j) {
+                Q_out[7 * i + j] = sel.q_rad[j];
+            }
+            if (psi_out) {
+                psi_out[i] = psi;
+            }
+            if (alt) {
+                if (nbp == SRS_PATH_MAX_BRANCH_POINTS) { /* keep the latest */
+                    memmove(bp, bp + 1, (SRS_PATH_MAX_BRANCH_POINTS - 1) * sizeof bp[0]);
+                    --nbp;
+                }
+                bp[nbp].index = i;
+                bp[nbp].untried = alt;
+                ++nbp;
+            }
+            forced = 0u;
+            ++i;
+            continue;
         }
-        if (st != PIK_OK) {
-            return fail(r, st, i);
+        if (i > deepest) {
+            deepest = i;
+            deepest_status = st;
         }
-        for (j = 0; j < 7; ++j) {
-            Q_out[7 * i + j] = sel.q_rad[j];
+        forced = 0u;
+        while (nbp > 0 && bp[nbp - 1].untried == 0u) {
+            --nbp;
         }
-        if (psi_out) {
-            psi_out[i] = psi;
+        if (nbp == 0 || budget <= 0 || st <= PIK_ERR_NULL) {
+            return fail(r, st <= PIK_ERR_NULL ? st : deepest_status, st <= PIK_ERR_NULL ? i : deepest);
         }
-        prev = Q_out + 7 * i;
-        prev_branch = sel.flags & PIK_BRANCH_MASK;
+        {
+            srs_branch_point *p = &bp[nbp - 1];
+            unsigned b = 0u;
+            while (!(p->untried & (1u << b))) {
+                ++b;
+            }
+            p->untried &= ~(1u << b);
+            forced = 1u << b;
+            i = p->index;
+        }
     }
+    srs_path_stats(m, Q_out, n, q_start, r);
     return PIK_OK;
 }

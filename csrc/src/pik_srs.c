@@ -38,7 +38,6 @@
 #define SRS_INTERVAL_MIN PIK_TOL(1e-14, 1e-6)
 #define SRS_INTERVAL_MERGE PIK_TOL(1e-15, 5e-7)
 #define SRS_SINGULAR_PSI_TOL PIK_TOL(1e-10, 1e-5)
-#define SRS_INSET_REL PIK_TOL(1e-9, 1e-6)
 #define SRS_PSI_EPS PIK_TOL(1e-12, 1e-6)
 /* Costs within this of each other are equal (a squared joint distance: 1e-20 is 1e-10 rad). */
 /* A joint rate dt/dpsi (or an angle change) below this is rounding noise. */
@@ -516,13 +515,20 @@ static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_m
         out->rejected += A->n_gc2 * A->n_gc6;
         return;
     }
-    for (a = 0; a < A->n_gc2; ++a) {
-        for (b = 0; b < A->n_gc6; ++b) {
+    for (a = 0; a < 2; ++a) {
+        for (b = 0; b < 2; ++b) {
             uint32_t flags = A->flags | (a ? PIK_FLAG_SHOULDER_BACK : 0u) | (b ? PIK_FLAG_WRIST_FLIP : 0u);
+            uint32_t base = A->flags & PIK_FLAG_ELBOW_B;
             pik_real th[7];
             pik_solution *sol;
             int in = 1;
             if (!(branch_mask & (1u << (flags & PIK_BRANCH_MASK)))) {
+                continue;
+            }
+            /* At a singular shoulder (wrist) the flipped solution is the same configuration written
+             * with t1 + pi, t3 + pi (t5 + pi, t7 + pi): emitted only when its unflipped twin is not. */
+            if ((a && A->n_gc2 == 1 && (branch_mask & (1u << (base | (b ? PIK_FLAG_WRIST_FLIP : 0u))))) ||
+                (b && A->n_gc6 == 1 && (branch_mask & (1u << (base | (a ? PIK_FLAG_SHOULDER_BACK : 0u)))))) {
                 continue;
             }
             memcpy(th, A->theta, sizeof th);
@@ -1062,7 +1068,7 @@ static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi, int iter
     pik_real x1 = hi - ratio * (hi - lo), x2 = lo + ratio * (hi - lo);
     pik_real f1 = visit_branch(S, b, x1), f2 = visit_branch(S, b, x2);
     int it;
-    for (it = 0; it < iterations && hi - lo > PIK_R(1e-10); ++it) {
+    for (it = 0; it < iterations && hi - lo > SRS_PSI_EPS; ++it) {
         if (f1 <= f2) {
             hi = x2;
             x2 = x1;
@@ -1290,8 +1296,9 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
                 lb = -margin_ub;
             }
             if (!S->found || lb < S->cost - SRS_COST_TOL) {
-                pik_real inset = SRS_INSET_REL * (a1 - a0);
-                minimise_on(S, b, a0 + inset, a1 - inset, 48);
+                /* the ends themselves were visited as breakpoints: an optimum on a limit is found there
+                 * or approached to 0.618^56 of the cell */
+                minimise_on(S, b, a0, a1, 56);
             }
         }
         memcpy(rep_a, rep_b, sizeof rep_a);

@@ -42,7 +42,12 @@ int pik_arm6_path(const pik_arm6_model *model, const pik_real *Ts, int n, const 
                   const pik_path_options *opts, pik_real *Q_out, pik_path_report *report);
 
 /* The same for S-R-S arms; the arm angle is chosen per sample (nearest the previous solution) and
- * written to psi_out (n values, may be NULL). Q_out: n x 7. */
+ * written to psi_out (n values, may be NULL). Q_out: n x 7. Where the path passes next to a
+ * singularity (t2, t4 or t6 through 0) that another branch also continues through, the sample is a
+ * branch point: if a later sample cannot be reached, the search returns to the latest branch point
+ * and continues on the other branch (depth first, at most 4 n + 64 sample solves), so the path is
+ * found whenever a continuous one exists through these branch points. On failure, failed_index is
+ * the farthest sample any attempt reached and the rows of Q_out are not a valid prefix. */
 int pik_srs_path(const pik_srs_model *model, const pik_real *Ts, int n, const pik_real q_start[7],
                  const pik_path_options *opts, pik_real *Q_out, pik_real *psi_out, pik_path_report *report);
 
