@@ -236,6 +236,7 @@ int pik_srs_path(const pik_srs_model *m, const pik_real *Ts, int n, const pik_re
             --nbp;
         }
         if (nbp == 0 || budget <= 0 || st <= PIK_ERR_NULL) {
+            srs_path_stats(m, Q_out, i, q_start, r); /* the rows of this last attempt */
             return fail(r, st <= PIK_ERR_NULL ? st : deepest_status, st <= PIK_ERR_NULL ? i : deepest);
         }
         {
