@@ -1019,8 +1019,9 @@ typedef struct srs_search {
     int branch;
 } srs_search;
 
-/* Scores the allowed branches of arm g at psi; keeps the best. Returns branch `want`'s cost (HUGE
- * when it does not qualify). rep_out (may be NULL) receives the representative angles. */
+/* Scores branch `want` of arm g at psi, or every allowed branch of g for want = -1; keeps the best.
+ * Returns branch `want`'s cost (HUGE when it does not qualify). rep_out (may be NULL) receives the
+ * representative angles. */
 static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *rep_out)
 {
     pik_real rep[7], th[7], q[7], sing, want_cost = PIK_HUGE;
@@ -1032,8 +1033,8 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
     for (k = 0; k < 4; ++k) {
         int b = (k & 1) | (g << 1) | ((k >> 1) << 2), verdict;
         pik_score_out r;
-        if (!(S->allowed & (1u << b))) {
-            continue;
+        if (!(S->allowed & (1u << b)) || (want >= 0 && b != want)) {
+            continue; /* a one-branch search scores its branch only */
         }
         branch_thetas(b, rep, th);
         q_of_thetas(S->m, th, q);
