@@ -68,13 +68,13 @@ static inline float pik_atan2f_unit_inline(float s, float c) { return atan2f(s, 
 
 /*
  * The range test of the unit atan2 kernels: true when n2 = s^2 + c^2 is outside [lo, hi] (or
- * NaN, an input being NaN or infinite), except n2 == 0. In range, mn <= |(s, c)| / sqrt(2) <= 1,
- * so the table index estimate is at most 1.21275 * 256/(2 pi) + 0.5 < 50 (of 256 grid points)
- * and the residual |sd| <= 2 keeps every term finite. n2 == 0 (both inputs below ~1e-154 in
- * magnitude, e.g. the exact zero vector of a degenerate direction) stays on the table path: its
- * estimate is ~0 as well, and the zero vector keeps its old result, +-0.
+ * NaN, an input being NaN or infinite), except for the zero vector. In range, mn <= |(s, c)| /
+ * sqrt(2) <= 1, so the table index estimate is at most 1.21275 * 256/(2 pi) + 0.5 < 50 (of 256
+ * grid points) and the residual |sd| <= 2 keeps every term finite. The zero vector (+-0, +-0), a
+ * degenerate direction, stays on the table path (index 0) and keeps its old result, +-0; any
+ * other small vector, even one whose n2 underflows, gets the general kernel's exact angle.
  */
-#define PIK_UNIT_OUT_OF_RANGE(n2, lo, hi) (!((n2) <= (hi)) || ((n2) < (lo) && (n2) != 0))
+#define PIK_UNIT_OUT_OF_RANGE(n2, s, c, lo, hi) (!((n2) <= (hi)) || ((n2) < (lo) && ((s) != 0 || (c) != 0)))
 
 static inline void pik_sincos_inline(double x_rad, double *sin_out, double *cos_out)
 {
@@ -162,7 +162,7 @@ static inline float pik_atan2f_unit_inline(float s, float c)
     float mx = as > ac ? as : ac, mn = as > ac ? ac : as;
     float sk, ck, sd, sd2, d, kf, r, swapped, cneg, n2 = s * s + c * c;
     int k;
-    if (PIK_UNIT_OUT_OF_RANGE(n2, 0.5f, 2.0f)) {
+    if (PIK_UNIT_OUT_OF_RANGE(n2, s, c, 0.5f, 2.0f)) {
         return pik_atan2f_inline(s, c);
     }
     k = (int)(mn * (1.0f + 0.21275f * mn * mn) * PIK_STEP_INV_F32 + 0.5f); /* 0 .. 32 (<= 49 in range) */
@@ -227,7 +227,7 @@ static inline double pik_atan2_unit_inline(double s, double c)
     double mx = as > ac ? as : ac, mn = as > ac ? ac : as;
     double sk, ck, sd, sd2, d, kf, r, swapped, cneg, n2 = s * s + c * c;
     int k;
-    if (PIK_UNIT_OUT_OF_RANGE(n2, 0.5, 2.0)) {
+    if (PIK_UNIT_OUT_OF_RANGE(n2, s, c, 0.5, 2.0)) {
         return pik_atan2_inline(s, c);
     }
     k = (int)(mn * (1.0 + 0.21275 * mn * mn) * PIK_STEP_INV + 0.5); /* 0 .. 32 (<= 49 in range) */
@@ -265,7 +265,7 @@ static inline void pik_atan2_unit_x2(const double *s, const double *c, double *o
     pik_v2d n2 = vs * vs + vc * vc;
     pik_v2d est = mn * (one + 0.21275 * mn * mn) * PIK_STEP_INV + 0.5;
     int k0, k1;
-    if (PIK_UNIT_OUT_OF_RANGE(n2[0], 0.5, 2.0) || PIK_UNIT_OUT_OF_RANGE(n2[1], 0.5, 2.0)) {
+    if (PIK_UNIT_OUT_OF_RANGE(n2[0], s[0], c[0], 0.5, 2.0) || PIK_UNIT_OUT_OF_RANGE(n2[1], s[1], c[1], 0.5, 2.0)) {
         /* rare (a caller's non-unit pair): each lane through the scalar kernel and its fallback */
         out[0] = pik_atan2_unit_inline(s[0], c[0]);
         out[1] = pik_atan2_unit_inline(s[1], c[1]);

@@ -633,7 +633,7 @@ static void test_trig_hostile(void)
     const double v[] = {0.0, -0.0, 1e-320, 1e-160, 1e-30, 0.5, 0.7071067811865476, 1.0, 1.5, 2.0, 4234.0,
                         1e10, 1e154, 1e300, DBL_MAX, INFINITY, -INFINITY, NAN};
     const int n = (int)(sizeof v / sizeof v[0]);
-    int i, j, sy, sx, bad = 0, bad_f = 0;
+    int i, j, sy, sx, bad = 0, bad_f = 0, bad_u[4] = {0, 0, 0, 0};
     for (i = 0; i < n; ++i) {
         for (j = 0; j < n; ++j) {
             for (sy = 0; sy < 2; ++sy) {
@@ -656,24 +656,28 @@ static void test_trig_hostile(void)
                 pik_real r = pik_atan2_unit_r(s, c), sn[3], cs[3], out[3];
                 int nan_in = isnan((double)s) || isnan((double)c);
                 double n2 = (double)s * (double)s + (double)c * (double)c;
-                if (nan_in ? !isnan((double)r) : !(fabs((double)r) <= M_PI + PI_SLACK)) bad++;
+                if (nan_in ? !isnan((double)r) : !(fabs((double)r) <= M_PI + PI_SLACK)) bad_u[0]++;
                 /* far from unit length: the exact angle (the general kernel) */
-                if (!nan_in && n2 > 0 && (n2 < 0.25 || n2 > 4) && isfinite(n2) &&
-                    fabs((double)r - atan2((double)s, (double)c)) > TOL(1e-15, 4e-7))
-                    bad++;
+                if (!nan_in && (s != 0 || c != 0) && (n2 < 0.25 || n2 > 4) && isfinite(n2) &&
+                    fabs((double)r - atan2((double)s, (double)c)) > TOL(1e-15, 4e-7)) {
+                    if (bad_u[1]++ < 3) printf("unit atan2(%g, %g) = %.17g\n", (double)s, (double)c, (double)r);
+                }
                 sn[0] = s; cs[0] = c; sn[1] = c; cs[1] = s; sn[2] = (pik_real)0.6; cs[2] = (pik_real)0.8;
                 pik_atan2_unit_many(sn, cs, out, 3);
-                if (!(out[0] == r || (isnan((double)out[0]) && isnan((double)r)))) bad++;
-                if (!(fabs((double)out[2] - atan2(0.6, 0.8)) <= TOL(1e-15, 4e-7))) bad++;
+                if (!(out[0] == r || (isnan((double)out[0]) && isnan((double)r)))) bad_u[2]++;
+                if (!(fabs((double)out[2] - atan2(0.6, 0.8)) <= TOL(1e-15, 4e-7))) bad_u[3]++;
             }
         }
     }
-    for (i = 0; i < 100000; ++i) { /* unit and near-unit pairs: accurate as documented */
+    for (i = 0; i < 100000; ++i) { /* near-unit pairs: accurate as documented (0.016 |norm - 1| + rounding) */
         double a = rng_uniform(-M_PI, M_PI), f = 1 + rng_uniform(-1e-9, 1e-9);
         pik_real r = pik_atan2_unit_r((pik_real)(f * sin(a)), (pik_real)(f * cos(a)));
-        if (!(fabs((double)r - atan2(sin(a), cos(a))) <= TOL(1e-12, 1e-6))) bad++;
+        if (!(fabs((double)r - atan2(sin(a), cos(a))) <= TOL(2e-11, 1e-6))) bad_u[3]++;
     }
-    CHECK(bad == 0, "pik_atan2 / unit atan2 on hostile inputs: %d wrong results", bad);
+    CHECK(bad == 0, "pik_atan2 on hostile inputs: %d wrong results", bad);
+    CHECK(bad_u[0] + bad_u[1] + bad_u[2] + bad_u[3] == 0,
+          "unit atan2 on hostile inputs: %d out of range, %d inexact far from unit length, %d lanes differ, %d wrong",
+          bad_u[0], bad_u[1], bad_u[2], bad_u[3]);
     CHECK(bad_f == 0, "pik_atan2f on hostile inputs: %d wrong results", bad_f);
     for (i = 0; i < n; ++i) {
         double s, c;
@@ -681,8 +685,9 @@ static void test_trig_hostile(void)
         pik_sincos(v[i], &s, &c);
         pik_sincos(-v[i], &s, &c);
         pik_sincosf((float)v[i], &sf, &cf);
-        CHECK(isnan(v[i]) || isinf(v[i]) || (fabs(s) <= 1 && fabs(c) <= 1 && fabsf(sf) <= 1 && fabsf(cf) <= 1),
-              "sincos(%g) not finite", v[i]);
+        CHECK(isnan(v[i]) || isinf(v[i]) || (fabs(s) <= 1 && fabs(c) <= 1), "sincos(%g) not finite", v[i]);
+        CHECK(isnan(v[i]) || isinf((float)v[i]) || (fabsf(sf) <= 1 && fabsf(cf) <= 1), "sincosf(%g) not finite",
+              v[i]);
     }
 }
 
