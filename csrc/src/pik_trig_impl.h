@@ -74,6 +74,12 @@ static inline float pik_atan2f_unit_inline(float s, float c) { return atan2f(s, 
  * degenerate direction, stays on the table path (index 0) and keeps its old result, +-0; any
  * other small vector, even one whose n2 underflows, gets the general kernel's exact angle.
  */
+#if defined(__GNUC__)
+#define PIK_COLD __attribute__((noinline, cold, unused))
+#else
+#define PIK_COLD
+#endif
+
 #define PIK_UNIT_OUT_OF_RANGE(n2, s, c, lo, hi) (!((n2) <= (hi)) || ((n2) < (lo) && ((s) != 0 || (c) != 0)))
 
 static inline void pik_sincos_inline(double x_rad, double *sin_out, double *cos_out)
@@ -153,6 +159,9 @@ static inline float pik_atan2f_inline(float y, float x)
     return copysignf(r, y);
 }
 
+/* The unit kernels' rare path, out of line so that it does not weigh on the inlined hot code. */
+static PIK_COLD float pik_atan2f_unit_far(float s, float c) { return pik_atan2f_inline(s, c); }
+
 /* Float atan2 of a (near-)unit vector, the scheme of pik_atan2_unit_inline with the float sin/cos
  * table: the residual's asin series stops at sd^5 (the next term is below 1e-14). Inputs far from
  * unit length, infinities and NaN go to pik_atan2f_inline, as in the double kernel. */
@@ -163,7 +172,7 @@ static inline float pik_atan2f_unit_inline(float s, float c)
     float sk, ck, sd, sd2, d, kf, r, swapped, cneg, n2 = s * s + c * c;
     int k;
     if (PIK_UNIT_OUT_OF_RANGE(n2, s, c, 0.5f, 2.0f)) {
-        return pik_atan2f_inline(s, c);
+        return pik_atan2f_unit_far(s, c);
     }
     k = (int)(mn * (1.0f + 0.21275f * mn * mn) * PIK_STEP_INV_F32 + 0.5f); /* 0 .. 32 (<= 49 in range) */
     sk = pik_sincos_table_f32[2 * k];
@@ -209,6 +218,8 @@ static inline double pik_atan2_inline(double y, double x)
     return copysign(r, y);
 }
 
+static PIK_COLD double pik_atan2_unit_far(double s, double c) { return pik_atan2_inline(s, c); }
+
 /*
  * atan2(s, c) for a (near-)unit vector, |(s, c)| = 1 + eps, without a division: the solvers'
  * sines and cosines come from geometry already normalised. Reduce to the first octant,
@@ -228,7 +239,7 @@ static inline double pik_atan2_unit_inline(double s, double c)
     double sk, ck, sd, sd2, d, kf, r, swapped, cneg, n2 = s * s + c * c;
     int k;
     if (PIK_UNIT_OUT_OF_RANGE(n2, s, c, 0.5, 2.0)) {
-        return pik_atan2_inline(s, c);
+        return pik_atan2_unit_far(s, c);
     }
     k = (int)(mn * (1.0 + 0.21275 * mn * mn) * PIK_STEP_INV + 0.5); /* 0 .. 32 (<= 49 in range) */
     sk = pik_sincos_table[2 * k];
@@ -253,6 +264,12 @@ static inline double pik_atan2_unit_inline(double s, double c)
 typedef double pik_v2d __attribute__((vector_size(16)));
 typedef long long pik_v2l __attribute__((vector_size(16)));
 
+static PIK_COLD void pik_atan2_unit_x2_far(const double *s, const double *c, double *out)
+{
+    out[0] = pik_atan2_unit_inline(s[0], c[0]);
+    out[1] = pik_atan2_unit_inline(s[1], c[1]);
+}
+
 static inline void pik_atan2_unit_x2(const double *s, const double *c, double *out)
 {
     const pik_v2d one = {1.0, 1.0}, two = {2.0, 2.0};
@@ -267,8 +284,7 @@ static inline void pik_atan2_unit_x2(const double *s, const double *c, double *o
     int k0, k1;
     if (PIK_UNIT_OUT_OF_RANGE(n2[0], s[0], c[0], 0.5, 2.0) || PIK_UNIT_OUT_OF_RANGE(n2[1], s[1], c[1], 0.5, 2.0)) {
         /* rare (a caller's non-unit pair): each lane through the scalar kernel and its fallback */
-        out[0] = pik_atan2_unit_inline(s[0], c[0]);
-        out[1] = pik_atan2_unit_inline(s[1], c[1]);
+        pik_atan2_unit_x2_far(s, c, out);
         return;
     }
     k0 = (int)est[0];
