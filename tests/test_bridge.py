@@ -155,7 +155,7 @@ def test_firmware_c_tests(tmp_path, variant):
     core = [str(p) for p in sorted((ROOT / "csrc" / "src").glob("*.c"))] + [str(ROOT / "tables" / "pik_trig_table.c")]
     flags = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE", "-O2"]
     if variant == "sanitizers":
-        flags = flags[:-1] + ["-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+        flags = flags[:-1] + ["-O1", "-g", "-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-recover=all"]
     exe = tmp_path / "test_fw"
     r = subprocess.run([cc, *flags, f"-I{ROOT / 'csrc' / 'include'}", f"-I{fw}", *core, str(fw / "fw_core.c"),
                         str(fw / "test_fw.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)

@@ -96,7 +96,8 @@ def test_host_matrix(build_dir):
     lines = _assert_all_passed(res, "test")
     out = "\n".join(lines)
     for run in ("host-double", "host-float", "host-libm", "host-float-libm", "host-nostrings", "host-sanitize",
-                "host-accuracy"):
+                "host-sanitize-float", "host-sanitize-libm", "singular-sanitize", "singular-sanitize-float",
+                "singular-sanitize-libm", "host-accuracy"):
         assert f"==== test: {run} ok:" in out, f"{run} did not run or pass"
     assert "config: real=float trig=table status_strings=1" in out
 

@@ -3,6 +3,18 @@
  * interleave them with their own arithmetic. Public entry points are in pik_trig.c.
  * The solvers call the kernels of their own precision through pik_sincos_r, pik_atan2_r,
  * pik_atan2_unit_r and PIK_ATAN2 (out of line), defined at the end.
+ *
+ * Contract of every kernel, for ANY input (defence in depth: a caller bug must never become an
+ * out-of-bounds table read or undefined behaviour, e.g. a NaN or huge value converted to int):
+ *   - a table index is formed only from a value proven to be in range; NaN, infinities and
+ *     out-of-range magnitudes take a libm path before any conversion to an integer;
+ *   - sin/cos: finite results for every finite argument, NaN for NaN and infinities (libm);
+ *   - atan2 and the unit atan2: a finite angle in [-pi, pi] for every finite input (and for
+ *     infinities, as libm's atan2), NaN when an input is NaN. The unit variants are accurate for
+ *     (near-)unit vectors only; a vector far from unit length (|(s, c)|^2 outside [1/2, 2], as
+ *     a singular configuration can produce) gets the general atan2's exact angle instead.
+ * These checks are predicted-not-taken branches off the critical path; results for in-range
+ * inputs are bit-identical to the kernels without them.
  */
 #ifndef PIK_TRIG_IMPL_H
 #define PIK_TRIG_IMPL_H
@@ -53,6 +65,22 @@ static inline float pik_atan2f_inline(float y, float x) { return atan2f(y, x); }
 static inline float pik_atan2f_unit_inline(float s, float c) { return atan2f(s, c); }
 
 #else
+
+/*
+ * The range test of the unit atan2 kernels: true when n2 = s^2 + c^2 is outside [lo, hi] (or
+ * NaN, an input being NaN or infinite), except for the zero vector. In range, mn <= |(s, c)| /
+ * sqrt(2) <= 1, so the table index estimate is at most 1.21275 * 256/(2 pi) + 0.5 < 50 (of 256
+ * grid points) and the residual |sd| <= 2 keeps every term finite. The zero vector (+-0, +-0), a
+ * degenerate direction, stays on the table path (index 0) and keeps its old result, +-0; any
+ * other small vector, even one whose n2 underflows, gets the general kernel's exact angle.
+ */
+#if defined(__GNUC__)
+#define PIK_COLD __attribute__((noinline, cold, unused))
+#else
+#define PIK_COLD
+#endif
+
+#define PIK_UNIT_OUT_OF_RANGE(n2, s, c, lo, hi) (!((n2) <= (hi)) || ((n2) < (lo) && ((s) != 0 || (c) != 0)))
 
 static inline void pik_sincos_inline(double x_rad, double *sin_out, double *cos_out)
 {
@@ -114,10 +142,12 @@ static inline float pik_atan2f_inline(float y, float x)
     float mx = ax > ay ? ax : ay, mn = ax > ay ? ay : ax;
     float t, c, z, r, swapped, xneg;
     int k;
-    if (!(mx > 0.0f && mx <= FLT_MAX)) {
+    /* mn <= mx fails when x is NaN (then mn is NaN and mx = |y| may be finite): a NaN ratio must
+     * never reach the (int) conversion below (undefined behaviour, -fsanitize=float-cast-overflow). */
+    if (!(mx > 0.0f && mx <= FLT_MAX && mn <= mx)) {
         return atan2f(y, x); /* zeros, infinities and NaN: leave them to libm */
     }
-    t = mn / mx;
+    t = mn / mx; /* in [0, 1]: k in [0, 64], the table has 65 entries */
     k = (int)(t * (float)PIK_ATAN_TABLE_SIZE + 0.5f);
     c = (float)k * (1.0f / (float)PIK_ATAN_TABLE_SIZE);
     z = (mn - c * mx) / (mx + c * mn);
@@ -129,14 +159,22 @@ static inline float pik_atan2f_inline(float y, float x)
     return copysignf(r, y);
 }
 
+/* The unit kernels' rare path, out of line so that it does not weigh on the inlined hot code. */
+static PIK_COLD float pik_atan2f_unit_far(float s, float c) { return pik_atan2f_inline(s, c); }
+
 /* Float atan2 of a (near-)unit vector, the scheme of pik_atan2_unit_inline with the float sin/cos
- * table: the residual's asin series stops at sd^5 (the next term is below 1e-14). */
+ * table: the residual's asin series stops at sd^5 (the next term is below 1e-14). Inputs far from
+ * unit length, infinities and NaN go to pik_atan2f_inline, as in the double kernel. */
 static inline float pik_atan2f_unit_inline(float s, float c)
 {
     float as = fabsf(s), ac = fabsf(c);
     float mx = as > ac ? as : ac, mn = as > ac ? ac : as;
-    float sk, ck, sd, sd2, d, kf, r, swapped, cneg;
-    int k = (int)(mn * (1.0f + 0.21275f * mn * mn) * PIK_STEP_INV_F32 + 0.5f); /* 0 .. 32 */
+    float sk, ck, sd, sd2, d, kf, r, swapped, cneg, n2 = s * s + c * c;
+    int k;
+    if (PIK_UNIT_OUT_OF_RANGE(n2, s, c, 0.5f, 2.0f)) {
+        return pik_atan2f_unit_far(s, c);
+    }
+    k = (int)(mn * (1.0f + 0.21275f * mn * mn) * PIK_STEP_INV_F32 + 0.5f); /* 0 .. 32 (<= 49 in range) */
     sk = pik_sincos_table_f32[2 * k];
     ck = pik_sincos_table_f32[2 * k + 1];
     sd = mn * ck - mx * sk;
@@ -157,10 +195,13 @@ static inline double pik_atan2_inline(double y, double x)
     double mx = ax > ay ? ax : ay, mn = ax > ay ? ay : ax;
     double t, c, z, z2, r, swapped, xneg;
     int k;
-    if (!(mx > 0.0 && mx <= 1.7976931348623157e308)) {
+    /* mn <= mx fails when x is NaN (then mn is NaN and mx = |y| may be finite): a NaN ratio must
+     * never reach the (int) conversion below (undefined behaviour, -fsanitize=float-cast-overflow). */
+    if (!(mx > 0.0 && mx <= 1.7976931348623157e308 && mn <= mx)) {
         return atan2(y, x); /* zeros (signed results), infinities and NaN: rare, leave them to libm */
     }
-    t = mn / mx; /* in [0, 1] */
+    t = mn / mx; /* in [0, 1] (mn <= mx, and the division is correctly rounded): k in [0, 64], the
+                  * table has 65 entries */
     k = (int)(t * PIK_ATAN_TABLE_SIZE + 0.5);
     c = (double)k * (1.0 / PIK_ATAN_TABLE_SIZE);
     /* atan t = atan c + atan z, z = (t - c)/(1 + t c) = (mn - c mx)/(mx + c mn), |z| <= 1/128:
@@ -177,6 +218,8 @@ static inline double pik_atan2_inline(double y, double x)
     return copysign(r, y);
 }
 
+static PIK_COLD double pik_atan2_unit_far(double s, double c) { return pik_atan2_inline(s, c); }
+
 /*
  * atan2(s, c) for a (near-)unit vector, |(s, c)| = 1 + eps, without a division: the solvers'
  * sines and cosines come from geometry already normalised. Reduce to the first octant,
@@ -185,13 +228,20 @@ static inline double pik_atan2_inline(double y, double x)
  * phi = phi_k + asin(mn cos phi_k - mx sin phi_k), the residual being the sine of phi - phi_k
  * (|.| <= pi/256 + 0.0031 = 0.0154, series to the 7th power: the next term is below 2e-18).
  * A non-unit norm scales only the residual: the error is eps * |phi - phi_k| <= 0.016 eps.
+ * Far from unit length (|(s, c)|^2 outside [1/2, 2]), infinities and NaN: pik_atan2_inline, the
+ * exact angle (the solvers' pairs are unit to ~1e-12 in double and ~1e-3 in float, so this
+ * never changes their results; it keeps a caller bug from reading outside the table).
  */
 static inline double pik_atan2_unit_inline(double s, double c)
 {
     double as = fabs(s), ac = fabs(c);
     double mx = as > ac ? as : ac, mn = as > ac ? ac : as;
-    double sk, ck, sd, sd2, d, kf, r, swapped, cneg;
-    int k = (int)(mn * (1.0 + 0.21275 * mn * mn) * PIK_STEP_INV + 0.5); /* 0 .. 32 */
+    double sk, ck, sd, sd2, d, kf, r, swapped, cneg, n2 = s * s + c * c;
+    int k;
+    if (PIK_UNIT_OUT_OF_RANGE(n2, s, c, 0.5, 2.0)) {
+        return pik_atan2_unit_far(s, c);
+    }
+    k = (int)(mn * (1.0 + 0.21275 * mn * mn) * PIK_STEP_INV + 0.5); /* 0 .. 32 (<= 49 in range) */
     sk = pik_sincos_table[2 * k];
     ck = pik_sincos_table[2 * k + 1];
     sd = mn * ck - mx * sk;
@@ -214,6 +264,12 @@ static inline double pik_atan2_unit_inline(double s, double c)
 typedef double pik_v2d __attribute__((vector_size(16)));
 typedef long long pik_v2l __attribute__((vector_size(16)));
 
+static PIK_COLD void pik_atan2_unit_x2_far(const double *s, const double *c, double *out)
+{
+    out[0] = pik_atan2_unit_inline(s[0], c[0]);
+    out[1] = pik_atan2_unit_inline(s[1], c[1]);
+}
+
 static inline void pik_atan2_unit_x2(const double *s, const double *c, double *out)
 {
     const pik_v2d one = {1.0, 1.0}, two = {2.0, 2.0};
@@ -223,8 +279,16 @@ static inline void pik_atan2_unit_x2(const double *s, const double *c, double *o
     pik_v2l swap_m = as > ac;
     pik_v2d mx = (pik_v2d)((swap_m & (pik_v2l)as) | (~swap_m & (pik_v2l)ac));
     pik_v2d mn = (pik_v2d)((swap_m & (pik_v2l)ac) | (~swap_m & (pik_v2l)as));
+    pik_v2d n2 = vs * vs + vc * vc;
     pik_v2d est = mn * (one + 0.21275 * mn * mn) * PIK_STEP_INV + 0.5;
-    int k0 = (int)est[0], k1 = (int)est[1];
+    int k0, k1;
+    if (PIK_UNIT_OUT_OF_RANGE(n2[0], s[0], c[0], 0.5, 2.0) || PIK_UNIT_OUT_OF_RANGE(n2[1], s[1], c[1], 0.5, 2.0)) {
+        /* rare (a caller's non-unit pair): each lane through the scalar kernel and its fallback */
+        pik_atan2_unit_x2_far(s, c, out);
+        return;
+    }
+    k0 = (int)est[0];
+    k1 = (int)est[1];
     pik_v2d sk = {pik_sincos_table[2 * k0], pik_sincos_table[2 * k1]};
     pik_v2d ck = {pik_sincos_table[2 * k0 + 1], pik_sincos_table[2 * k1 + 1]};
     pik_v2d kf = {(double)k0, (double)k1};

@@ -1702,6 +1702,84 @@ static void test_fw_pose_srs(void)
     check_pose_setpoint("iiwa14", qi);
 }
 
+/* Singular configurations as pose setpoints (the poses whose S-R-S arm-angle selection used to read
+ * outside the trig tables): one reply each, an ACK whose joints reach the pose within the limits,
+ * or NACK NO_IK; never a crash (the sanitizer build of tests/test_bridge.py), never a fault. */
+static void pose_singular_one(fixture *x, const fw_real *q, uint16_t seq)
+{
+    fw_real T[16], Tq[16];
+    uint8_t pl[PIK_PL_POSE];
+    int j;
+    if (x->fw.is_srs) {
+        pik_srs_fk(&x->fw.srs, q, T);
+    } else {
+        pik_arm6_fk(&x->fw.arm6, q, T);
+    }
+    pose_payload_of(T, pl, 0);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, seq, pl, PIK_PL_POSE);
+    CHECK_EQ(fx_take(x), 1);
+    if (x->nmsg >= 1 && x->msgs[0].type == PIK_MSG_ACK) {
+        ack_at(x, 0, seq);
+        fk_of(x, x->fw.q_cmd_mdeg, Tq);
+        CHECK(pose_pos_err(T, Tq) < 5e-5);
+        CHECK(pose_rot_err(T, Tq) < 1e-3);
+        for (j = 0; j < x->fw.dof; ++j) {
+            CHECK(x->fw.q_cmd_mdeg[j] >= x->fw.min_mdeg[j] && x->fw.q_cmd_mdeg[j] <= x->fw.max_mdeg[j]);
+        }
+    } else {
+        nack_at(x, 0, seq, PIK_NACK_NO_IK);
+    }
+    CHECK_EQ(x->fw.faults, 0);
+}
+
+static void test_fw_pose_singular(void)
+{
+    static const fw_real srs_named[][7] = {
+        {0, 0, 0, 0, 0, 0, 0},
+        {0, (fw_real)-1.6, (fw_real)-2.3, 0, (fw_real)-0.9, 0, (fw_real)-2.2},
+        {(fw_real)0.3, (fw_real)0.5, (fw_real)-0.2, 0, (fw_real)0.4, 0, (fw_real)0.2},
+        {(fw_real)0.4, 0, (fw_real)0.3, (fw_real)1.1, (fw_real)-0.5, (fw_real)0.7, (fw_real)0.1},
+        {(fw_real)-0.7, 0, (fw_real)0.2, 0, (fw_real)0.3, 0, (fw_real)-0.4},
+    };
+    static const fw_real piper_named[][6] = {
+        {0, 0, 0, 0, 0, 0},
+        {(fw_real)0.3, (fw_real)1.2, (fw_real)-1.0, (fw_real)0.4, 0, (fw_real)-0.5},
+        {(fw_real)-0.2, (fw_real)0.8, (fw_real)-0.6, (fw_real)1.0, 0, (fw_real)0.9},
+    };
+    static const char *const robots[] = {"nero", "iiwa14"};
+    fixture *x = &FX;
+    fw_real q[7];
+    uint16_t seq;
+    int r, i, j;
+    fx_enabled(x, "piper", 0);
+    seq = 2;
+    for (i = 0; i < (int)(sizeof piper_named / sizeof piper_named[0]); ++i) {
+        pose_singular_one(x, piper_named[i], seq++);
+    }
+    for (r = 0; r < 2; ++r) {
+        fx_enabled(x, robots[r], 0);
+        seq = 2;
+        for (i = 0; i < (int)(sizeof srs_named / sizeof srs_named[0]); ++i) {
+            pose_singular_one(x, srs_named[i], seq++);
+        }
+        /* random configurations with q4 = q6 = 0, and with q2 = 0 */
+        for (i = 0; i < 60; ++i) {
+            for (j = 0; j < 7; ++j) {
+                double lo = x->fw.min_mdeg[j] * 3.14159265358979323846 / 180000.0;
+                double hi = x->fw.max_mdeg[j] * 3.14159265358979323846 / 180000.0;
+                q[j] = (fw_real)(lo + (hi - lo) * (double)(rng() % 100000u) / 100000.0);
+            }
+            if (i % 2 == 0) {
+                q[3] = 0;
+                q[5] = 0;
+            } else {
+                q[1] = 0;
+            }
+            pose_singular_one(x, q, seq++);
+        }
+    }
+}
+
 /* The same bytes at the same times give the same output bytes and servo commands. */
 static void run_script(fixture *x, uint32_t seed)
 {
@@ -1836,6 +1914,7 @@ int main(void)
         {"fw_setpoint_timed", test_fw_setpoint_timed},
         {"fw_pose_piper", test_fw_pose_piper},
         {"fw_pose_srs", test_fw_pose_srs},
+        {"fw_pose_singular", test_fw_pose_singular},
         {"fw_determinism_and_fuzz", test_fw_determinism_and_fuzz},
         {"fw_one_reply_per_frame", test_fw_one_reply_per_frame},
     };
