@@ -106,8 +106,8 @@ def test_singular_families_sanitized(build, tmp_path):
     """Singular families (PiPER q5 = 0 / elbow stretched / wrist centre on the axis, S-R-S q2 / q4 /
     q6 = 0 and the reference-plane singularity, q = 0, limits, 1e-12..1e-6 perturbations) through
     every C entry point under ASan + UBSan + float-cast-overflow: no sanitizer report, documented
-    statuses only, finite and FK-exact outputs. The checks that need the S-R-S selection rewrite are
-    counted but not asserted here (PIK_TEST_SELECT_STRICT=0; see the strict test below)."""
+    statuses only, finite and FK-exact outputs. The selection checks are asserted by the strict test
+    below (PIK_TEST_SELECT_STRICT=1)."""
     run = _run_singular(build, 0, tmp_path)
     lines = run.stdout.strip().splitlines()
     tail = "\n".join(lines[-30:])
@@ -118,12 +118,6 @@ def test_singular_families_sanitized(build, tmp_path):
     assert "pik_srs_select" in run.stdout and "pik_arm6_path" in run.stdout
 
 
-# Expected to fail until the S-R-S arm-angle selection rewrite (pik_srs.c / pik_select.c /
-# pik_path.c) is merged: at singular poses (iiwa14 q = 0, q4 = 0 families) pik_srs_select returns
-# PIK_NONE_IN_LIMITS although the generating configuration is an in-limit solution. Remove the
-# xfail when that lands (an XPASS then says it is time).
-@pytest.mark.xfail(reason="needs the S-R-S selection rewrite: select fails at singular poses whose generating "
-                          "q is in the limits", strict=False)
 @pytest.mark.parametrize("build", list(SINGULAR_BUILDS))
 def test_singular_families_select_strict(build, tmp_path):
     """The same program with PIK_TEST_SELECT_STRICT=1: selection with q_current = the generating
