@@ -13,7 +13,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from piperik import _core
-from piperik.poses import MDEG_PER_RAD, q_to_mdeg  # re-exported: the wire's joint unit
+from piperik.poses import INT32_MAX, INT32_MIN, MDEG_PER_RAD, q_to_mdeg  # re-exported: the wire's units
 
 C = _core.PROTO  #: constants of csrc/include/piperik/pik_proto.h
 VERSION: int = C["VERSION"]
@@ -61,8 +61,6 @@ class Parser:
 # ValueError naming the argument and the allowed range (never struct.error). Ranges:
 #   joint positions and limits [mdeg], pose angles [mdeg], pose position [0.001 mm]: int32
 #   watchdog_ms, dt_us: 0 .. 65535 (uint16); flags, first joint index: 0 .. 255 (uint8)
-
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
 def _int32s(values, name: str, unit: str) -> List[int]:

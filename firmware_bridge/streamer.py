@@ -32,21 +32,6 @@ from . import protocol as P
 STREAM_UNITS = ("rad", "mdeg")
 
 
-def _mdeg_to_ints(q) -> np.ndarray:
-    """Millidegrees as int64, floats rounded to nearest (5729.58 -> 5730), int32 range checked."""
-    a = np.asarray(q)
-    if a.dtype.kind in "iu":
-        vals = a  # compared in its own dtype below (no wrap-around of a uint64 first)
-    else:
-        f = np.asarray(q, dtype=np.float64)
-        if not np.all(np.isfinite(f)):
-            raise ValueError("q_mdeg: contains NaN or infinity")
-        vals = np.rint(f)
-    if not np.all((vals >= P.INT32_MIN) & (vals <= P.INT32_MAX)):
-        raise ValueError(f"q_mdeg: each value must lie in the int32 range [{P.INT32_MIN}, {P.INT32_MAX}] mdeg")
-    return vals.astype(np.int64)
-
-
 try:
     import serial
     import serial.tools.list_ports
@@ -372,8 +357,9 @@ class Streamer:
 
     def send_setpoint(self, q_mdeg: Iterable[int], t_mcu_us: int = 0) -> int:
         """Send one SETPOINT now (latest-value, never resent) and return its seq."""
+        payload = P.setpoint(list(q_mdeg), t_mcu_us)  # checked before a seq is used
         seq = self._next_seq()
-        self._write(P.encode(P.SETPOINT, seq, P.setpoint(list(q_mdeg), t_mcu_us)))
+        self._write(P.encode(P.SETPOINT, seq, payload))
         self._outstanding[seq] = time.monotonic()
         self._last_setpoint_seq = seq
         self.stats.sent += 1
@@ -418,7 +404,8 @@ class Streamer:
             raise DeviceError("stream: the device is not enabled (call enable() first)")
         period = 1.0 / rate_hz
         t_next = time.perf_counter()
-        to_mdeg = P.q_to_mdeg if units == "rad" else _mdeg_to_ints
+        # millidegree floats rounded to nearest and the int32 range checked by the wire's own field check
+        to_mdeg = P.q_to_mdeg if units == "rad" else (lambda q: P._int32s(q, "q_mdeg", "mdeg"))
         self._last_rx = time.monotonic()
         for q in samples:
             try:

@@ -322,11 +322,11 @@ class _SrsArm:
         ``seed`` (7,) supplies q1 at a shoulder singularity and q5 at a wrist singularity (else 0).
         Every row reproduces T to <= 1e-9 m / rad (checked before it is returned).
         """
-        return self._arm.ik_all(T, _number(psi, "psi", "rad"), seed)
+        return self._arm.ik_all(T, psi, seed)
 
     def solutions(self, T, psi: float, seed=None) -> List[Solution]:
         """Like :meth:`ik_all`, with branch (gc2, gc4, gc6), singularity, limit and residual per row."""
-        Q, flags, pos, rot = self._arm.solutions(T, _number(psi, "psi", "rad"), seed)
+        Q, flags, pos, rot = self._arm.solutions(T, psi, seed)
         in_limits = _FLAGS["IN_LIMITS"]
         return [
             Solution(Q[i], int(f), _gc_name(int(f)), _singular_names(int(f)), bool(f & in_limits),

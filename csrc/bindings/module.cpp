@@ -123,11 +123,6 @@ double number_arg(py::handle obj, const char *name, const char *unit)
     }
 }
 
-double wrap_pi(double a)
-{
-    return std::remainder(a, 6.283185307179586476925);  // [-pi, pi], exact remainder of 2pi
-}
-
 std::string pose_error(int status, const double *T, const std::string &name)
 {
     std::ostringstream os;
@@ -711,14 +706,14 @@ class Arm7 {
         return std::move(psi);
     }
 
-    py::array_t<double> ik_all(py::handle T_obj, double psi, py::handle seed_obj) const
+    py::array_t<double> ik_all(py::handle T_obj, py::handle psi, py::handle seed_obj) const
     {
         pik_solution_set set;
         solve(T_obj, psi, seed_obj, set);
         return solution_rows(set, 7);
     }
 
-    py::tuple solutions(py::handle T_obj, double psi, py::handle seed_obj) const
+    py::tuple solutions(py::handle T_obj, py::handle psi, py::handle seed_obj) const
     {
         pik_solution_set set;
         solve(T_obj, psi, seed_obj, set);
@@ -823,7 +818,7 @@ class Arm7 {
                 }
                 sd[i] = st;
                 okd[i] = st == PIK_OK;
-                pd[i] = st == PIK_OK ? wrap_pi(psi) : nan;
+                pd[i] = st == PIK_OK ? psi : nan;
                 for (int j = 0; j < 7; ++j) {
                     Qd[7 * i + j] = st == PIK_OK ? sel.q_rad[j] : nan;
                 }
@@ -944,7 +939,7 @@ class Arm7 {
         if (st != PIK_OK) {
             throw py::value_error(pose_error(st, T.data(), "T"));
         }
-        return wrap_pi(psi);  // a given psi of 1e5 rad is reported as the same angle in [-pi, pi]
+        return psi;  // in [-pi, pi] (pik_srs_select wraps it)
     }
 
   public:
@@ -991,9 +986,10 @@ class Arm7 {
     }
 
   private:
-    void solve(py::handle T_obj, double psi, py::handle seed_obj, pik_solution_set &set) const
+    void solve(py::handle T_obj, py::handle psi_obj, py::handle seed_obj, pik_solution_set &set) const
     {
         darray T = pose_arg(T_obj, "T");
+        double psi = number_arg(psi_obj, "psi", "rad");
         check_psi(psi);
         JointArg seed = joint_arg(seed_obj, 7, "seed");
         int st = pik_srs_ik(&m_, T.data(), psi, seed.data, 0xFFu, &set);

@@ -27,12 +27,22 @@ static void report_init(pik_path_report *r)
     r->min_singularity = 1.0;
 }
 
+/* The path's step bound on a selected sample: PIK_OK, or why the step is refused. */
+static int step_status(const pik_path_options *o, const pik_selection *sel)
+{
+    if (o->max_step_rad > 0 && sel->max_step_rad > o->max_step_rad) {
+        return sel->branch_switched ? PIK_BRANCH_SWITCH : PIK_STEP_TOO_LARGE;
+    }
+    return PIK_OK;
+}
+
 /* Bookkeeping shared by both arm classes after sample i was selected. Returns a status. */
 static int accept_sample(const pik_path_options *o, const pik_selection *sel, uint32_t prev_branch, int i,
                          pik_path_report *r)
 {
-    if (o->max_step_rad > 0 && sel->max_step_rad > o->max_step_rad) {
-        return sel->branch_switched ? PIK_BRANCH_SWITCH : PIK_STEP_TOO_LARGE;
+    int st = step_status(o, sel);
+    if (st != PIK_OK) {
+        return st;
     }
     if (sel->max_step_rad > r->max_step_rad) {
         r->max_step_rad = sel->max_step_rad;
@@ -151,8 +161,7 @@ static unsigned srs_alternatives(const pik_srs_model *m, const pik_real q[7], ui
     unsigned flips[3], out = 0u;
     int k, nf = 0, c;
     for (k = 0; k < 3; ++k) {
-        pik_real t = pik_fabs(pik_wrap_pi(m->sign[joint[k]] * q[joint[k]] + m->offset_rad[joint[k]]));
-        if (t <= near || PIK_PI - t <= near) {
+        if (srs_from_singular(pik_wrap_pi(srs_theta_of_q(m, joint[k], q[joint[k]]))) <= near) {
             flips[nf++] = 1u << k;
         }
     }
@@ -201,8 +210,8 @@ int pik_srs_path(const pik_srs_model *m, const pik_real *Ts, int n, const pik_re
         --budget;
         o.select.branch_current = (int)prev_branch;
         st = pik_srs_select_in(m, Ts + 16 * i, prev, PIK_PSI_NEAREST, allowed, &psi, &o.select, &sel);
-        if (st == PIK_OK && o.max_step_rad > 0 && sel.max_step_rad > o.max_step_rad) {
-            st = sel.branch_switched ? PIK_BRANCH_SWITCH : PIK_STEP_TOO_LARGE;
+        if (st == PIK_OK) {
+            st = step_status(&o, &sel);
         }
         if (st == PIK_OK) {
             /* a branch point: another branch continues within twice this step */

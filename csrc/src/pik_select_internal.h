@@ -71,6 +71,24 @@ static inline pik_real pik_band_(pik_real soft, pik_real margin)
     return margin < soft ? (soft - margin) * (soft - margin) : PIK_R(0.0);
 }
 
+/* The weighted squared distance of q from q_current and its largest joint step (into r). */
+static inline void pik_score_steps(int dof, const pik_real *q, const pik_real *q_current, const pik_real *weights,
+                                   pik_score_out *r)
+{
+    int j;
+    r->dist2 = 0;
+    r->step_rad = 0;
+    r->step_joint = -1;
+    for (j = 0; j < dof; ++j) {
+        pik_real d = q[j] - q_current[j];
+        r->dist2 += (weights ? weights[j] : 1) * d * d;
+        if (pik_fabs(d) > r->step_rad) {
+            r->step_rad = pik_fabs(d);
+            r->step_joint = j;
+        }
+    }
+}
+
 /* singularity_current < 0: unknown (absolute singularity penalty). */
 static inline void pik_scorer_init(pik_scorer *s, int dof, const pik_real *lower, const pik_real *upper,
                                    const pik_real *q_current, pik_real singularity_current,
@@ -107,8 +125,8 @@ static inline int pik_score(const pik_scorer *s, const pik_real *q_in, pik_real 
                             pik_real *q_out, pik_score_out *r)
 {
     const pik_select_options *o = s->o;
-    pik_real margin = PIK_HUGE, dist = 0, band = 0, step = 0, cost, sp;
-    int j, step_joint = -1;
+    pik_real margin = PIK_HUGE, band = 0, cost, sp, qs[PIK_MAX_DOF];
+    int j;
     for (j = 0; j < s->dof; ++j) {
         pik_real q = q_in[j], lo = s->lower[j], hi = s->upper[j], mj;
         if (s->any_shift) {
@@ -126,19 +144,12 @@ static inline int pik_score(const pik_scorer *s, const pik_real *q_in, pik_real 
         }
         /* Rounding can leave a joint that sits on its limit a few ulps outside: clamp it. */
         q = q < lo ? lo : (q > hi ? hi : q);
-        if (q_out) {
-            q_out[j] = q;
-        }
+        qs[j] = q;
         mj = q - lo < hi - q ? q - lo : hi - q;
         margin = mj < margin ? mj : margin;
         if (s->q_current) {
-            pik_real d = q - s->q_current[j], bj = pik_band_(o->soft_limit_margin_rad, mj) - s->band_current[j];
+            pik_real bj = pik_band_(o->soft_limit_margin_rad, mj) - s->band_current[j];
             band += bj > 0 ? bj : 0;
-            dist += (o->weights ? o->weights[j] : 1) * d * d;
-            if (pik_fabs(d) > step) {
-                step = pik_fabs(d);
-                step_joint = j;
-            }
         } else {
             band += pik_band_(o->soft_limit_margin_rad, mj);
         }
@@ -146,21 +157,30 @@ static inline int pik_score(const pik_scorer *s, const pik_real *q_in, pik_real 
     if (margin < o->limit_margin_rad) {
         return PIK_SCORE_OUTSIDE;
     }
+    if (s->q_current) {
+        pik_score_steps(s->dof, qs, s->q_current, o->weights, r);
+    } else {
+        r->dist2 = 0;
+        r->step_rad = 0;
+        r->step_joint = -1;
+    }
+    if (q_out) {
+        for (j = 0; j < s->dof; ++j) {
+            q_out[j] = qs[j];
+        }
+    }
     r->switched = s->q_current && o->branch_current >= 0 && branch >= 0 && branch != o->branch_current &&
-                  step > s->continuous;
+                  r->step_rad > s->continuous;
     if (r->switched && o->keep_branch) {
         return PIK_SCORE_BLOCKED;
     }
     sp = pik_band_(o->singularity_margin, singularity) - s->sing_pen_current;
-    cost = (s->q_current ? dist : -margin) + o->limit_penalty * band + o->singularity_penalty * (sp > 0 ? sp : 0);
+    cost = (s->q_current ? r->dist2 : -margin) + o->limit_penalty * band + o->singularity_penalty * (sp > 0 ? sp : 0);
     if (r->switched) {
         cost += o->branch_switch_penalty;
     }
     r->cost = cost;
     r->margin_rad = margin;
-    r->dist2 = dist;
-    r->step_rad = step;
-    r->step_joint = step_joint;
     return PIK_SCORE_OK;
 }
 

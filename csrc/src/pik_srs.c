@@ -29,19 +29,16 @@
 #define SRS_SING_ABS PIK_TOL(1e-10, 2e-6)
 /* Orthonormality required of the model's fixed base and flange transforms. */
 #define SRS_MODEL_ORTHO_TOL PIK_TOL(1e-12, 1e-6)
-/* Guard of the divisions by |sin t2|, |sin t6| in the arm-angle search (the smallest normal-ish
- * magnitude of the precision). */
-#define SRS_TINY PIK_TOL(1e-300, 1e-30)
 /* Arm-angle bookkeeping: root and interval resolution, interval merging, the singular-psi test,
- * the search's interval insets and its tie margin. */
+ * and the search's psi resolution. */
 #define SRS_ROOT_NORM_MIN PIK_TOL(1e-14, 1e-6)
 #define SRS_INTERVAL_MIN PIK_TOL(1e-14, 1e-6)
 #define SRS_INTERVAL_MERGE PIK_TOL(1e-15, 5e-7)
 #define SRS_SINGULAR_PSI_TOL PIK_TOL(1e-10, 1e-5)
 #define SRS_PSI_EPS PIK_TOL(1e-12, 1e-6)
-/* Costs within this of each other are equal (a squared joint distance: 1e-20 is 1e-10 rad). */
 /* A joint rate dt/dpsi (or an angle change) below this is rounding noise. */
 #define SRS_RATE_NOISE PIK_TOL(1e-9, 1e-4)
+/* Costs within this of each other are equal (a squared joint distance: 1e-20 is 1e-10 rad). */
 #define SRS_COST_TOL PIK_TOL(1e-20, 1e-10)
 
 static const pik_real alpha_sign[7] = {-1, 1, 1, -1, -1, 1, 0};
@@ -155,14 +152,6 @@ static int is_identity44(const pik_real A[16])
 
 /* ---------------------------------------------------------------- model, FK, joint mapping */
 
-static pik_real theta_of_q(const pik_srs_model *m, int i, pik_real q) { return m->sign[i] * q + m->offset_rad[i]; }
-
-/* q = sign (theta - offset) in [-pi, pi] for theta in [-pi, pi]: joints without an offset (a model
- * constant, so the branch is predictable) need no wrap. */
-static pik_real q_of_theta(const pik_srs_model *m, int i, pik_real theta)
-{
-    return m->offset_rad[i] == 0 ? m->sign[i] * theta : pik_wrap_pi(m->sign[i] * (theta - m->offset_rad[i]));
-}
 
 int pik_srs_model_check(const pik_srs_model *m)
 {
@@ -223,7 +212,7 @@ static void joint_sincos7(const pik_srs_model *m, const pik_real q[7], pik_real 
 {
     int i;
     for (i = 0; i < 7; ++i) {
-        pik_sincos_r(theta_of_q(m, i, q[i]), &s[i], &c[i]);
+        pik_sincos_r(srs_theta_of_q(m, i, q[i]), &s[i], &c[i]);
     }
 }
 
@@ -464,7 +453,7 @@ static void seed_thetas(const pik_srs_model *m, const pik_real *seed_q, pik_real
 {
     int i;
     for (i = 0; i < 7; ++i) {
-        th[i] = seed_q ? pik_wrap_pi(theta_of_q(m, i, seed_q[i])) : PIK_R(0.0);
+        th[i] = seed_q ? pik_wrap_pi(srs_theta_of_q(m, i, seed_q[i])) : PIK_R(0.0);
     }
 }
 
@@ -507,6 +496,34 @@ static pik_real srs_singularity(pik_real s2, pik_real s4, pik_real s6)
     return m < c ? m : c;
 }
 
+/* Branch b's angles from the representative's: GC2 negative (t1 + pi, -t2, t3 + pi), GC6 negative
+ * (t5 + pi, -t6, t7 + pi); t4's sign is the arm's. */
+/* Branch value of arm g's k-th sign combination (k = GC2 negative | GC6 negative << 1). */
+#define SRS_BRANCH(g, k) (((k) & 1) | ((g) << 1) | (((k) >> 1) << 2))
+
+static void branch_thetas(int b, const pik_real rep[7], pik_real th[7])
+{
+    memcpy(th, rep, 7 * sizeof th[0]);
+    if (b & 1) {
+        th[0] -= pik_copysign(PIK_PI, th[0]);
+        th[1] = -th[1];
+        th[2] -= pik_copysign(PIK_PI, th[2]);
+    }
+    if (b & 4) {
+        th[4] -= pik_copysign(PIK_PI, th[4]);
+        th[5] = -th[5];
+        th[6] -= pik_copysign(PIK_PI, th[6]);
+    }
+}
+
+static void q_of_thetas(const pik_srs_model *m, const pik_real th[7], pik_real q[7])
+{
+    int j;
+    for (j = 0; j < 7; ++j) {
+        q[j] = srs_q_of_theta(m, j, th[j]);
+    }
+}
+
 /* Emits the GC2 x GC6 solutions of one arm in branch_mask. */
 static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_mask, pik_solution_set *out)
 {
@@ -531,20 +548,10 @@ static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_m
                 (b && A->n_gc6 == 1 && (branch_mask & (1u << (base | (a ? PIK_FLAG_SHOULDER_BACK : 0u)))))) {
                 continue;
             }
-            memcpy(th, A->theta, sizeof th);
-            if (a) { /* (t1 + pi, -t2, t3 + pi) */
-                th[0] -= pik_copysign(PIK_PI, th[0]);
-                th[1] = -th[1];
-                th[2] -= pik_copysign(PIK_PI, th[2]);
-            }
-            if (b) { /* (t5 + pi, -t6, t7 + pi) */
-                th[4] -= pik_copysign(PIK_PI, th[4]);
-                th[5] = -th[5];
-                th[6] -= pik_copysign(PIK_PI, th[6]);
-            }
+            branch_thetas((int)(flags & PIK_BRANCH_MASK), A->theta, th);
             sol = &out->sol[out->count++];
+            q_of_thetas(m, th, sol->q_rad);
             for (i = 0; i < 7; ++i) {
-                sol->q_rad[i] = q_of_theta(m, i, th[i]);
                 in &= pik_within(sol->q_rad[i], m->lower_rad[i], m->upper_rad[i]);
             }
             sol->flags = flags | (in ? PIK_FLAG_IN_LIMITS : 0u);
@@ -645,7 +652,7 @@ int pik_srs_arm_angle(const pik_srs_model *m, const pik_real q_rad[7], pik_real 
     for (k = 0; k < 3; ++k) {
         u[k] = xsw[k] / L;
     }
-    t4 = pik_wrap_pi(theta_of_q(m, 3, q_rad[3]));
+    t4 = pik_wrap_pi(srs_theta_of_q(m, 3, q_rad[3]));
     gc4 = t4 >= 0 ? 1 : -1;
     reference_r03(m, xsw, L, gc4, c[3], pik_fabs(s[3]), &sing, Rref);
     /* M = R03(q) R03ref^T = Rot(u, psi): sin psi = u . vee(M - M^T) / 2, cos psi = (tr M - 1) / 2. */
@@ -809,7 +816,7 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
         for (e = 0; e < 2; ++e) {
             pik_real sl, cl, r[2];
             int nr;
-            pik_sincos_r(theta_of_q(m, joint, e ? m->upper_rad[joint] : m->lower_rad[joint]), &sl, &cl);
+            pik_sincos_r(srs_theta_of_q(m, joint, e ? m->upper_rad[joint] : m->lower_rad[joint]), &sl, &cl);
             if (SRS_IS_COS(k)) {
                 nr = sincos_roots(L->d[k].a, L->d[k].b, L->d[k].c - cl, r);
             } else {
@@ -863,31 +870,6 @@ static void arm_thetas(const srs_pose *P, int g, pik_real psi, const pik_real *s
     *singularity = srs_singularity(A.s[1], A.s[3], A.s[5]);
 }
 
-/* Branch b's angles from the representative's: GC2 negative (t1 + pi, -t2, t3 + pi), GC6 negative
- * (t5 + pi, -t6, t7 + pi); t4's sign is the arm's. */
-static void branch_thetas(int b, const pik_real rep[7], pik_real th[7])
-{
-    memcpy(th, rep, 7 * sizeof th[0]);
-    if (b & 1) {
-        th[0] -= pik_copysign(PIK_PI, th[0]);
-        th[1] = -th[1];
-        th[2] -= pik_copysign(PIK_PI, th[2]);
-    }
-    if (b & 4) {
-        th[4] -= pik_copysign(PIK_PI, th[4]);
-        th[5] = -th[5];
-        th[6] -= pik_copysign(PIK_PI, th[6]);
-    }
-}
-
-static void q_of_thetas(const pik_srs_model *m, const pik_real th[7], pik_real q[7])
-{
-    int j;
-    for (j = 0; j < 7; ++j) {
-        q[j] = q_of_theta(m, j, th[j]);
-    }
-}
-
 /* ---------------------------------------------------------------- feasible arm angles */
 
 /* Appends [lo, hi] to S (sorted input), merging with the last interval when they touch.
@@ -930,8 +912,8 @@ static int set_union(const pik_psi_set *A, const pik_psi_set *B, pik_psi_set *C)
     return ok;
 }
 
-/* Which of arm g's four branches (bit (b >> 1 & 2) | (b & 1)... indexed 0..3 by GC2 | GC6 << 1) are
- * inside the limits at psi: the joints evaluated by arm_thetas, tested against the limits. */
+/* Which of arm g's four sign combinations (bit k, branch SRS_BRANCH(g, k)) are inside the limits at
+ * psi, evaluated by arm_thetas (with the seed's split where a half is singular at every psi). */
 static unsigned arm_feasible_at(const pik_srs_model *m, const srs_pose *P, int g, pik_real psi, const pik_real *seed_theta)
 {
     pik_real rep[7], th[7], q[7], sing;
@@ -939,8 +921,8 @@ static unsigned arm_feasible_at(const pik_srs_model *m, const srs_pose *P, int g
     int k, j;
     arm_thetas(P, g, psi, seed_theta, rep, &sing);
     for (k = 0; k < 4; ++k) {
-        int b = (k & 1) | (g << 1) | ((k >> 1) << 2), in = 1;
-        branch_thetas(b, rep, th);
+        int in = 1;
+        branch_thetas(SRS_BRANCH(g, k), rep, th);
         q_of_thetas(m, th, q);
         for (j = 0; j < 7; ++j) {
             in &= pik_within(q[j], m->lower_rad[j], m->upper_rad[j]);
@@ -950,12 +932,133 @@ static unsigned arm_feasible_at(const pik_srs_model *m, const srs_pose *P, int g
     return mask;
 }
 
+/* Each joint's limits as an arc of its angle t: from (cos, sin) of `from` counter-clockwise by
+ * `width` = upper - lower (a negative sign reverses q, so the arc starts at t(upper)). */
+typedef struct srs_limit_arcs {
+    pik_real from_c[7], from_s[7], to_c[7], to_s[7], width[7];
+} srs_limit_arcs;
+
+static void limit_arcs(const pik_srs_model *m, srs_limit_arcs *A)
+{
+    int j;
+    for (j = 0; j < 7; ++j) {
+        pik_real lo = m->lower_rad[j], hi = m->upper_rad[j];
+        pik_sincos_r(srs_theta_of_q(m, j, m->sign[j] > 0 ? lo : hi), &A->from_s[j], &A->from_c[j]);
+        pik_sincos_r(srs_theta_of_q(m, j, m->sign[j] > 0 ? hi : lo), &A->to_s[j], &A->to_c[j]);
+        A->width[j] = hi - lo;
+    }
+}
+
+/* Is the direction (c, s) (any positive scale) on joint j's limit arc? Two cross products, no atan2;
+ * q +- 2pi counts (the selection's shift rule). */
+static int on_arc(const srs_limit_arcs *A, int j, pik_real c, pik_real s)
+{
+    pik_real from = A->from_c[j] * s - A->from_s[j] * c; /* |v| sin(t - t_from) */
+    pik_real to = A->to_c[j] * s - A->to_s[j] * c;       /* |v| sin(t - t_to) */
+    if (A->width[j] >= PIK_TWO_PI) {
+        return 1;
+    }
+    if (A->width[j] <= PIK_PI) {
+        return from >= 0 && to <= 0;
+    }
+    return from >= 0 || to <= 0; /* not strictly inside the complement arc (narrower than pi) */
+}
+
+/* arm_feasible_at without the arm evaluation: (cos, sin) of each joint straight from its entry of
+ * R03(psi) / R47(psi) (L), tested against the limit arcs. Valid where no half is singular at every
+ * psi (there the seed's split decides, and arm_feasible_at is used). */
+static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_real psi)
+{
+    pik_real sp, cp, c[6], sn[6];
+    unsigned mask = 0u;
+    int k, i;
+    pik_sincos_r(psi, &sp, &cp);
+    for (i = 0; i < 6; ++i) {
+        pik_real d = lin_eval(L->d[i], sp, cp);
+        if (SRS_IS_COS(i)) { /* t = acos(d) in [0, pi] */
+            d = d > 1 ? 1 : (d < -1 ? -1 : d);
+            c[i] = d;
+            sn[i] = pik_sqrt((1 - d) * (1 + d));
+        } else {
+            c[i] = d;
+            sn[i] = lin_eval(L->n[i], sp, cp);
+        }
+    }
+    for (k = 0; k < 4; ++k) {
+        int in = 1;
+        for (i = 0; i < 6 && in; ++i) {
+            /* GC2 (GC6) negative: t1, t3 (t5, t7) + pi negate both; t2 (t6) -> -t negates the sine */
+            int flipped = (i < 3 ? (k & 1) : (k >> 1)) != 0;
+            pik_real ci = c[i], si = sn[i];
+            if (flipped) {
+                si = -si;
+                ci = SRS_IS_COS(i) ? ci : -ci;
+            }
+            in = on_arc(A, srs_joint_of[i], ci, si);
+        }
+        mask |= (unsigned)in << k;
+    }
+    return mask;
+}
+
+/* The cells of arm g between consecutive limit and singularity breakpoints, in increasing psi, each
+ * with the mask of its sign combinations inside the limits (bit k: branch SRS_BRANCH(g, k)); slivers
+ * and the exclusions around singular arm angles are skipped, and there are none when the arm's elbow
+ * angle is outside its limits. An iterator (cells_begin, then cells_next until it returns 0) rather
+ * than a callback, so that the static stack analysis (csrc/embedded/footprint.py) sees every call. */
+typedef struct srs_cells {
+    const pik_srs_model *m;
+    const srs_pose *P;
+    const srs_limit_arcs *A;
+    int g, nb, i, half_singular;
+    srs_lin_arm L;
+    pik_real br[SRS_MAX_BREAKS];
+} srs_cells;
+
+static void cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P, const srs_limit_arcs *A, int g)
+{
+    pik_real q4 = srs_q_of_theta(m, 3, pik_atan2_unit_r((g ? -1 : 1) * P->s4, P->c4));
+    C->m = m;
+    C->P = P;
+    C->A = A;
+    C->g = g;
+    C->i = 0;
+    C->nb = 0;
+    C->half_singular = 0;
+    if (!pik_within(q4, m->lower_rad[3], m->upper_rad[3])) {
+        return;
+    }
+    arm_lin(P, g, &C->L);
+    C->half_singular = C->L.half_singular[0] || C->L.half_singular[1];
+    C->nb = arm_breaks(m, &C->L, 0, C->br);
+}
+
+static int cells_next(srs_cells *C, pik_real *lo, pik_real *hi, unsigned *mask)
+{
+    while (C->i + 1 < C->nb) {
+        pik_real a0 = C->br[C->i], a1 = C->br[C->i + 1], mid = PIK_R(0.5) * (a0 + a1);
+        C->i++;
+        if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(&C->L, mid)) {
+            continue;
+        }
+        *lo = a0;
+        *hi = a1;
+        *mask = C->half_singular ? arm_feasible_at(C->m, C->P, C->g, mid, 0) : cell_mask(&C->L, C->A, mid);
+        return 1;
+    }
+    return 0;
+}
+
 int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pik_psi_set *per_branch,
                                 pik_psi_set *union_out)
 {
     srs_pose P;
+    srs_limit_arcs A;
+    srs_cells C;
     pik_psi_set branch[8], all;
-    int st, g, b, ok = 1;
+    pik_real lo, hi;
+    unsigned mask;
+    int st, b, g, k, ok = 1;
     if (m == 0 || T == 0) {
         return PIK_ERR_NULL;
     }
@@ -965,26 +1068,12 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
     all.count = 0;
     st = prepare_pose(m, T, &P);
     if (st == PIK_OK) {
+        limit_arcs(m, &A);
         for (g = 0; g < P.n_gc4; ++g) {
-            srs_lin_arm L;
-            pik_real br[SRS_MAX_BREAKS];
-            int nb, i, k;
-            pik_real q4 = q_of_theta(m, 3, pik_atan2_unit_r((g ? -1 : 1) * P.s4, P.c4));
-            if (!pik_within(q4, m->lower_rad[3], m->upper_rad[3])) {
-                continue;
-            }
-            arm_lin(&P, g, &L);
-            nb = arm_breaks(m, &L, 0, br);
-            for (i = 0; i + 1 < nb; ++i) {
-                pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1);
-                unsigned mask;
-                if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(&L, mid)) {
-                    continue;
-                }
-                mask = arm_feasible_at(m, &P, g, mid, 0);
+            for (cells_begin(&C, m, &P, &A, g); cells_next(&C, &lo, &hi, &mask);) {
                 for (k = 0; k < 4; ++k) {
                     if (mask & (1u << k)) {
-                        ok &= set_add(&branch[(k & 1) | (g << 1) | ((k >> 1) << 2)], a0, a1);
+                        ok &= set_add(&branch[SRS_BRANCH(g, k)], lo, hi);
                     }
                 }
             }
@@ -1031,7 +1120,7 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
         memcpy(rep_out, rep, sizeof rep);
     }
     for (k = 0; k < 4; ++k) {
-        int b = (k & 1) | (g << 1) | ((k >> 1) << 2), verdict;
+        int b = SRS_BRANCH(g, k), verdict;
         pik_score_out r;
         if (!(S->allowed & (1u << b)) || (want >= 0 && b != want)) {
             continue; /* a one-branch search scores its branch only */
@@ -1175,12 +1264,12 @@ static pik_real arc_margin_ub(const pik_srs_model *m, int j, pik_real ta, pik_re
     if (lo < -PIK_PI || hi > PIK_PI) {
         return PIK_R(0.5) * (hi - lo);
     }
-    mid_t = theta_of_q(m, j, PIK_R(0.5) * (lo + hi));
+    mid_t = srs_theta_of_q(m, j, PIK_R(0.5) * (lo + hi));
     if (arc_dist(mid_t, ta, sweep) == 0) {
         return PIK_R(0.5) * (hi - lo);
     }
-    qa = q_of_theta(m, j, pik_wrap_pi(ta));
-    qb = q_of_theta(m, j, pik_wrap_pi(ta + sweep));
+    qa = srs_q_of_theta(m, j, pik_wrap_pi(ta));
+    qb = srs_q_of_theta(m, j, pik_wrap_pi(ta + sweep));
     ma = qa - lo < hi - qa ? qa - lo : hi - qa;
     mb = qb - lo < hi - qb ? qb - lo : hi - qb;
     return ma > mb ? ma : mb;
@@ -1195,7 +1284,7 @@ static void scan_branches(srs_search *S, int g)
     pik_real f[NS];
     int k, i;
     for (k = 0; k < 4; ++k) {
-        int b = (k & 1) | (g << 1) | ((k >> 1) << 2);
+        int b = SRS_BRANCH(g, k);
         if (!(S->allowed & (1u << b))) {
             continue;
         }
@@ -1247,7 +1336,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
             rate[k] = lin_eval(joint_rate(&L, k), sm, cm);
         }
         for (k = 0; k < 4; ++k) {
-            int b = (k & 1) | (g << 1) | ((k >> 1) << 2), jj, feasible = 1;
+            int b = SRS_BRANCH(g, k), jj, feasible = 1;
             pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE;
             if (!(S->allowed & (1u << b))) {
                 continue;
@@ -1275,7 +1364,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
                 }
                 /* feasibility: no limit is crossed inside the cell, so the arc's middle decides */
                 mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
-                qm = q_of_theta(m, jj, mid_t);
+                qm = srs_q_of_theta(m, jj, mid_t);
                 if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
                       pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
                       pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
@@ -1306,65 +1395,82 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
     }
 }
 
-/* The widest feasible interval over the allowed branches (an interval ending at pi continues the
- * one starting at -pi) and its centre, visited. Runs are tracked cell by cell, without interval sets
- * (stack). */
-static void widest(srs_search *S)
+/* The WIDEST policy's state: the feasible runs of each allowed branch (merged as set_add would),
+ * kept without interval sets (stack); the widest so far and its centre. */
+typedef struct srs_widest_ctx {
+    unsigned allowed;
+    int g;
+    int in_run[8], have_first[8];
+    pik_real run_lo[8], run_hi[8], first_hi[8];
+    pik_real width, centre;
+    int branch;
+} srs_widest_ctx;
+
+/* Ends branch b's current run; a run ending at pi continues the one that started at -pi. */
+static void end_run(srs_widest_ctx *W, int b)
 {
-    pik_real first_hi[8], run_lo[8], run_hi[8], wbest = -1, cbest = 0;
-    int b, g, k, bbest = -1, have_first[8], in_run[8];
-    for (b = 0; b < 8; ++b) {
-        have_first[b] = 0;
-        in_run[b] = 0;
-        first_hi[b] = run_lo[b] = run_hi[b] = 0;
+    pik_real lo = W->run_lo[b], hi = W->run_hi[b];
+    if (!W->in_run[b]) {
+        return;
     }
-    for (g = 0; g < S->P->n_gc4; ++g) {
-        srs_lin_arm L;
-        pik_real br[SRS_MAX_BREAKS];
-        int nb, i;
-        arm_lin(S->P, g, &L);
-        nb = arm_breaks(S->m, &L, 0, br);
-        for (i = 0; i + 1 < nb; ++i) {
-            pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1);
-            unsigned mask = 0u;
-            int last = i + 2 == nb;
-            if (!(a1 - a0 < SRS_INTERVAL_MIN) && !in_exclusion(&L, mid)) {
-                mask = arm_feasible_at(S->m, S->P, g, mid, 0);
-            }
-            for (k = 0; k < 4; ++k) {
-                int bb = (k & 1) | (g << 1) | ((k >> 1) << 2);
-                int feasible = (mask & (1u << k)) && (S->allowed & (1u << bb));
-                if (a1 - a0 < SRS_INTERVAL_MIN && !last) {
-                    continue; /* a sliver between breakpoints neither ends nor starts a run */
-                }
-                if (feasible) {
-                    if (!in_run[bb]) {
-                        in_run[bb] = 1;
-                        run_lo[bb] = a0;
-                    }
-                    run_hi[bb] = a1;
-                }
-                if (in_run[bb] && (!feasible || last)) { /* the run ends */
-                    pik_real lo = run_lo[bb], hi = run_hi[bb];
-                    in_run[bb] = 0;
-                    if (lo <= -PIK_PI + SRS_PSI_EPS && !have_first[bb]) {
-                        have_first[bb] = 1;
-                        first_hi[bb] = hi;
-                    }
-                    if (hi >= PIK_PI - SRS_PSI_EPS && have_first[bb] && lo > -PIK_PI + SRS_PSI_EPS) {
-                        hi = first_hi[bb] + PIK_TWO_PI; /* joined across +-pi */
-                    }
-                    if (hi - lo > wbest + SRS_PSI_EPS) { /* strict: the lower branch value wins ties */
-                        wbest = hi - lo;
-                        cbest = pik_wrap_pi(PIK_R(0.5) * (lo + hi));
-                        bbest = bb;
-                    }
-                }
-            }
+    W->in_run[b] = 0;
+    if (lo <= -PIK_PI + SRS_PSI_EPS && !W->have_first[b]) {
+        W->have_first[b] = 1;
+        W->first_hi[b] = hi;
+    }
+    if (hi >= PIK_PI - SRS_PSI_EPS && W->have_first[b] && lo > -PIK_PI + SRS_PSI_EPS) {
+        hi = W->first_hi[b] + PIK_TWO_PI; /* joined across +-pi */
+    }
+    if (hi - lo > W->width + SRS_PSI_EPS) { /* strict: the lower branch value wins ties */
+        W->width = hi - lo;
+        W->centre = pik_wrap_pi(PIK_R(0.5) * (lo + hi));
+        W->branch = b;
+    }
+}
+
+/* Adds one cell of arm W->g: extends, starts or ends each branch's run. */
+static void widest_cell(srs_widest_ctx *W, pik_real lo, pik_real hi, unsigned mask)
+{
+    int k;
+    for (k = 0; k < 4; ++k) {
+        int b = SRS_BRANCH(W->g, k);
+        if (!(mask & (1u << k)) || !(W->allowed & (1u << b))) {
+            end_run(W, b);
+        } else if (W->in_run[b] && lo <= W->run_hi[b] + SRS_INTERVAL_MERGE) {
+            W->run_hi[b] = hi;
+        } else {
+            end_run(W, b);
+            W->in_run[b] = 1;
+            W->run_lo[b] = lo;
+            W->run_hi[b] = hi;
         }
     }
-    if (bbest >= 0) {
-        visit_branch(S, bbest, cbest);
+}
+
+/* The WIDEST policy: the centre of the widest feasible interval of the allowed branches, visited. */
+static void widest(srs_search *S)
+{
+    srs_limit_arcs A;
+    srs_widest_ctx W;
+    srs_cells C;
+    pik_real lo, hi;
+    unsigned mask;
+    int b;
+    memset(&W, 0, sizeof W);
+    W.allowed = S->allowed;
+    W.width = -1;
+    W.branch = -1;
+    limit_arcs(S->m, &A);
+    for (W.g = 0; W.g < S->P->n_gc4; ++W.g) {
+        for (cells_begin(&C, S->m, S->P, &A, W.g); cells_next(&C, &lo, &hi, &mask);) {
+            widest_cell(&W, lo, hi, mask);
+        }
+        for (b = 0; b < 8; ++b) {
+            end_run(&W, b);
+        }
+    }
+    if (W.branch >= 0) {
+        visit_branch(S, W.branch, W.centre);
     }
 }
 
@@ -1383,11 +1489,11 @@ static pik_real branch_bound(const srs_search *S, int b, const pik_real th_c[7])
     d = ang_dist(t4, th_c[3]);
     lb = (o->weights ? o->weights[3] : 1) * d * d;
     if ((b & 1) != (th_c[1] < 0)) {
-        d = pik_fabs(th_c[1]) < PIK_PI - pik_fabs(th_c[1]) ? pik_fabs(th_c[1]) : PIK_PI - pik_fabs(th_c[1]);
+        d = srs_from_singular(th_c[1]);
         lb += (o->weights ? o->weights[1] : 1) * d * d;
     }
     if (((b >> 2) & 1) != (th_c[5] < 0)) {
-        d = pik_fabs(th_c[5]) < PIK_PI - pik_fabs(th_c[5]) ? pik_fabs(th_c[5]) : PIK_PI - pik_fabs(th_c[5]);
+        d = srs_from_singular(th_c[5]);
         lb += (o->weights ? o->weights[5] : 1) * d * d;
     }
     return lb;
@@ -1470,9 +1576,9 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
         }
         for (b = 0; b < 8; ++b) {
             int differs = b ^ b_c;
-            int reachable = !(differs & 1 && pik_fabs(th_c[1]) > near && PIK_PI - pik_fabs(th_c[1]) > near) &&
+            int reachable = !(differs & 1 && srs_from_singular(th_c[1]) > near) &&
                             !(differs & 2 && pik_fabs(th_c[3]) > near) &&
-                            !(differs & 4 && pik_fabs(th_c[5]) > near && PIK_PI - pik_fabs(th_c[5]) > near);
+                            !(differs & 4 && srs_from_singular(th_c[5]) > near);
             lb[b] = branch_bound(&S, b, th_c);
             if ((S.allowed & (1u << b)) && reachable) {
                 near_mask |= 1 << b;
@@ -1528,24 +1634,13 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     if (verdict != PIK_SCORE_OK) {
         return verdict == PIK_SCORE_BLOCKED ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
-    pik_selection_fill(&S.sc, q_sel, &r, S.branch, set.sol[0].flags, set.sol[0].singularity, sel);
     if (!S.sc.q_current && q_current_rad) { /* policies without distance still report the step */
-        pik_real step = 0, dist = 0;
-        int j, step_joint = -1;
-        for (j = 0; j < 7; ++j) {
-            pik_real d = q_sel[j] - q_current_rad[j];
-            dist += (o->weights ? o->weights[j] : 1) * d * d;
-            if (pik_fabs(d) > step) {
-                step = pik_fabs(d);
-                step_joint = j;
-            }
-        }
-        sel->distance = pik_sqrt(dist);
-        sel->max_step_rad = step;
-        sel->max_step_joint = step_joint;
-        sel->step_exceeded = o->max_step_rad > 0 && step > o->max_step_rad;
+        pik_score_steps(7, q_sel, q_current_rad, o->weights, &r);
+        r.switched = o->branch_current >= 0 && S.branch != o->branch_current && r.step_rad > S.sc.continuous;
+        S.sc.q_current = q_current_rad; /* for pik_selection_fill's distance and step bound */
     }
-    *psi_rad_inout = S.psi;
+    pik_selection_fill(&S.sc, q_sel, &r, S.branch, set.sol[0].flags, set.sol[0].singularity, sel);
+    *psi_rad_inout = pik_wrap_pi(S.psi); /* the searches may step past +-pi */
     return PIK_OK;
 }
 
@@ -1555,13 +1650,13 @@ uint32_t pik_srs_branch(const pik_srs_model *m, const pik_real q_rad[7])
     if (m == 0 || q_rad == 0 || !pik_finite_n(q_rad, 7)) {
         return 0u;
     }
-    if (pik_wrap_pi(theta_of_q(m, 1, q_rad[1])) < 0) {
+    if (pik_wrap_pi(srs_theta_of_q(m, 1, q_rad[1])) < 0) {
         b |= PIK_FLAG_SHOULDER_BACK;
     }
-    if (pik_wrap_pi(theta_of_q(m, 3, q_rad[3])) < 0) {
+    if (pik_wrap_pi(srs_theta_of_q(m, 3, q_rad[3])) < 0) {
         b |= PIK_FLAG_ELBOW_B;
     }
-    if (pik_wrap_pi(theta_of_q(m, 5, q_rad[5])) < 0) {
+    if (pik_wrap_pi(srs_theta_of_q(m, 5, q_rad[5])) < 0) {
         b |= PIK_FLAG_WRIST_FLIP;
     }
     return b;
@@ -1573,8 +1668,8 @@ pik_real pik_srs_singularity_of(const pik_srs_model *m, const pik_real q_rad[7])
     if (m == 0 || q_rad == 0 || !pik_finite_n(q_rad, 7)) {
         return 0.0;
     }
-    pik_sincos_r(theta_of_q(m, 1, q_rad[1]), &s2, &c2);
-    pik_sincos_r(theta_of_q(m, 3, q_rad[3]), &s4, &c4);
-    pik_sincos_r(theta_of_q(m, 5, q_rad[5]), &s6, &c6);
+    pik_sincos_r(srs_theta_of_q(m, 1, q_rad[1]), &s2, &c2);
+    pik_sincos_r(srs_theta_of_q(m, 3, q_rad[3]), &s4, &c4);
+    pik_sincos_r(srs_theta_of_q(m, 5, q_rad[5]), &s6, &c6);
     return srs_singularity(s2, s4, s6);
 }

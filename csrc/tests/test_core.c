@@ -614,13 +614,7 @@ int main(int argc, char **argv)
 {
     int n = PIK_TEST_DEFAULT_COUNT;
     unsigned long long seed = 12345;
-    const char *env;
-    if ((env = getenv("PIK_TEST_COUNT")) != 0) n = atoi(env);
-    if ((env = getenv("PIK_TEST_SEED")) != 0) seed = strtoull(env, 0, 10);
-    if (argc > 1) n = atoi(argv[1]);
-    if (argc > 2) seed = strtoull(argv[2], 0, 10);
-    if (n < 1) n = 1;
-    rng_state = seed;
+    test_args(argc, argv, &n, &seed);
     printf("piperik %s C core tests: n=%d seed=%llu PIK_USE_LIBM=%d PIK_FLOAT=%d\n", PIK_VERSION_STRING, n, seed,
            PIK_USE_LIBM, PIK_FLOAT);
     print_config();

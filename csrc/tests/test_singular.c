@@ -241,6 +241,22 @@ static void perturb(const pik_real *q, int dof, double eps, pik_real *out)
 }
 
 /* ---- 6R ------------------------------------------------------------------------------------------ */
+/* A path's status and report are consistent, and every row before the failing sample is exact. */
+static void check_path(int e, const void *model, int dof, int st, const pik_path_report *rep, int n, const pik_real *Q,
+                       const pik_real *Ts)
+{
+    int i;
+    check_status(e, st, ST_PATH, NST(ST_PATH));
+    if (rep->status != st || rep->failed_index < -1 || rep->failed_index >= n ||
+        (st == PIK_OK) != (rep->failed_index == -1)) {
+        if (bad_status[e]++ < 3) printf("FAIL %s: status %d, report %d / %d at %s\n", E_NAME[e], st, rep->status,
+                                        rep->failed_index, context);
+    }
+    for (i = 0; i < (rep->failed_index < 0 ? n : rep->failed_index); ++i) {
+        check_q(e, model, dof, Q + dof * i, Ts + 16 * i, 0);
+    }
+}
+
 static void run_arm6(const pik_arm6_model *m, const pik_real q[6])
 {
     pik_real T[16], cur[6];
@@ -298,15 +314,7 @@ static void run_arm6(const pik_arm6_model *m, const pik_real q[6])
         for (k = 0; k < 2; ++k) {
             po.keep_branch = k;
             st = pik_arm6_path(m, Ts, 9, q0, &po, Q, &rep);
-            check_status(E_PATH6, st, ST_PATH, NST(ST_PATH));
-            if (rep.status != st || rep.failed_index < -1 || rep.failed_index >= 9 ||
-                (st == PIK_OK) != (rep.failed_index == -1)) {
-                if (bad_status[E_PATH6]++ < 3) printf("FAIL pik_arm6_path: status %d, report %d / %d at %s\n", st,
-                                                      rep.status, rep.failed_index, context);
-            }
-            for (i = 0; i < (rep.failed_index < 0 ? 9 : rep.failed_index); ++i) {
-                check_q(E_PATH6, m, 6, Q + 6 * i, Ts + 16 * i, 0);
-            }
+            check_path(E_PATH6, m, 6, st, &rep, 9, Q, Ts);
         }
     }
 }
@@ -481,14 +489,8 @@ static void run_srs(const pik_srs_model *m, const pik_real q[7], int full)
             pik_srs_fk(m, qs, Ts + 16 * i);
         }
         st = pik_srs_path(m, Ts, 7, q0, &po, Q, psi_out, &rep);
-        check_status(E_SRS_PATH, st, ST_PATH, NST(ST_PATH));
-        if (rep.status != st || rep.failed_index < -1 || rep.failed_index >= 7 ||
-            (st == PIK_OK) != (rep.failed_index == -1)) {
-            if (bad_status[E_SRS_PATH]++ < 3) printf("FAIL pik_srs_path: status %d, report %d / %d at %s\n", st,
-                                                     rep.status, rep.failed_index, context);
-        }
+        check_path(E_SRS_PATH, m, 7, st, &rep, 7, Q, Ts);
         for (i = 0; i < (rep.failed_index < 0 ? 7 : rep.failed_index); ++i) {
-            check_q(E_SRS_PATH, m, 7, Q + 7 * i, Ts + 16 * i, 0);
             if (!isfinite((double)psi_out[i]) && nonfinite[E_SRS_PATH]++ < 3) {
                 printf("FAIL pik_srs_path: non-finite psi at %s\n", context);
             }
@@ -695,13 +697,7 @@ int main(int argc, char **argv)
 {
     int n = PIK_TEST_DEFAULT_COUNT, n_random, n_base, e, s, strict_failures = 0;
     unsigned long long seed = 12345;
-    const char *env;
-    if ((env = getenv("PIK_TEST_COUNT")) != 0) n = atoi(env);
-    if ((env = getenv("PIK_TEST_SEED")) != 0) seed = strtoull(env, 0, 10);
-    if (argc > 1) n = atoi(argv[1]);
-    if (argc > 2) seed = strtoull(argv[2], 0, 10);
-    if (n < 1) n = 1;
-    rng_state = seed;
+    test_args(argc, argv, &n, &seed);
     n_random = n / 50 + 20;
     n_base = n / 1000 + 6;
     printf("piperik %s singular-family tests: n=%d seed=%llu PIK_USE_LIBM=%d PIK_FLOAT=%d PIK_TEST_SELECT_STRICT=%d\n",

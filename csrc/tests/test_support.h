@@ -7,6 +7,7 @@
 #define PIK_TEST_SUPPORT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static int n_pass = 0, n_fail = 0;
 
@@ -39,6 +40,20 @@ static inline unsigned long long rng_next(void)
 static inline double rng_uniform(double lo, double hi)
 {
     return lo + (hi - lo) * ((double)(rng_next() >> 11) * (1.0 / 9007199254740992.0));
+}
+
+/* The sample count and seed of a host test program: PIK_TEST_COUNT / PIK_TEST_SEED in the
+ * environment, overridden by argv[1] / argv[2]; seeds the generator. n keeps its default otherwise
+ * and is at least 1. */
+static inline void test_args(int argc, char **argv, int *n, unsigned long long *seed)
+{
+    const char *env;
+    if ((env = getenv("PIK_TEST_COUNT")) != 0) *n = atoi(env);
+    if ((env = getenv("PIK_TEST_SEED")) != 0) *seed = strtoull(env, 0, 10);
+    if (argc > 1) *n = atoi(argv[1]);
+    if (argc > 2) *seed = strtoull(argv[2], 0, 10);
+    if (*n < 1) *n = 1;
+    rng_state = *seed;
 }
 
 #endif /* PIK_TEST_SUPPORT_H */

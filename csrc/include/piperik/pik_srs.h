@@ -106,7 +106,7 @@ typedef enum pik_psi_policy {
 
 /*
  * Chooses psi and the branch, then the solution (weights / limit margin as in pik_select).
- * *psi_rad_inout: the psi for PIK_PSI_GIVEN; receives the chosen psi.
+ * *psi_rad_inout: the psi for PIK_PSI_GIVEN (|psi| <= 1e6); receives the chosen psi, in [-pi, pi].
  * Returns PIK_OK, PIK_UNREACHABLE, PIK_NONE_IN_LIMITS or an input error.
  */
 int pik_srs_select(const pik_srs_model *model, const pik_real T[16], const pik_real *q_current_rad,
