@@ -89,9 +89,9 @@ def test_c_test_program(variant, tmp_path):
 SINGULAR_BUILDS = {"double": [], "float": ["-DPIK_FLOAT=1"], "libm": ["-DPIK_USE_LIBM=1"]}
 
 
-def _run_singular(build, strict, tmp_path):
+def _run_singular(build, tmp_path):
     exe = tmp_path / "test_singular"
-    cmd = [CC, *STRICT, *SANITIZE, *SINGULAR_BUILDS[build], f"-DPIK_TEST_SELECT_STRICT={strict}", "-D_DEFAULT_SOURCE",
+    cmd = [CC, *STRICT, *SANITIZE, *SINGULAR_BUILDS[build], "-DPIK_TEST_SELECT_STRICT=1", "-D_DEFAULT_SOURCE",
            f"-I{INCLUDE}", SINGULAR_PROGRAM, *CORE_SOURCES, "-o", exe, "-lm"]
     res = _run(cmd, REPO_ROOT)
     assert res.returncode == 0, f"build failed: {' '.join(map(str, cmd))}\n{res.stderr}"
@@ -106,26 +106,18 @@ def test_singular_families_sanitized(build, tmp_path):
     """Singular families (PiPER q5 = 0 / elbow stretched / wrist centre on the axis, S-R-S q2 / q4 /
     q6 = 0 and the reference-plane singularity, q = 0, limits, 1e-12..1e-6 perturbations) through
     every C entry point under ASan + UBSan + float-cast-overflow: no sanitizer report, documented
-    statuses only, finite and FK-exact outputs. The selection checks are asserted by the strict test
-    below (PIK_TEST_SELECT_STRICT=1)."""
-    run = _run_singular(build, 0, tmp_path)
+    statuses only, finite and FK-exact outputs, and (PIK_TEST_SELECT_STRICT=1) selection with
+    q_current = the generating configuration, WIDEST and MAX_MARGIN returning PIK_OK whenever the
+    generating configuration is inside the limits."""
+    run = _run_singular(build, tmp_path)
     lines = run.stdout.strip().splitlines()
-    tail = "\n".join(lines[-30:])
+    strict = "\n".join(l for l in lines if l.startswith("strict") or l.startswith("FAIL"))
     assert "runtime error" not in run.stderr and "AddressSanitizer" not in run.stderr, run.stderr[-4000:]
-    assert run.returncode == 0, f"{build}: exit {run.returncode}\n{tail}\n{run.stderr[-4000:]}"
+    assert run.returncode == 0, f"{build}: exit {run.returncode}\n{strict[-4000:]}\n{run.stderr[-4000:]}"
     m = re.fullmatch(r"(\d+) passed, (\d+) failed", lines[-1].strip())
-    assert m and int(m.group(2)) == 0 and int(m.group(1)) > 0, tail
+    assert m and int(m.group(2)) == 0 and int(m.group(1)) > 0, "\n".join(lines[-30:])
     assert "pik_srs_select" in run.stdout and "pik_arm6_path" in run.stdout
-
-
-@pytest.mark.parametrize("build", list(SINGULAR_BUILDS))
-def test_singular_families_select_strict(build, tmp_path):
-    """The same program with PIK_TEST_SELECT_STRICT=1: selection with q_current = the generating
-    configuration (and WIDEST / MAX_MARGIN when it is inside the limits) must return PIK_OK."""
-    run = _run_singular(build, 1, tmp_path)
-    assert "runtime error" not in run.stderr and "AddressSanitizer" not in run.stderr, run.stderr[-4000:]
-    strict = "\n".join(l for l in run.stdout.splitlines() if l.startswith("strict") or l.startswith("FAIL"))
-    assert run.returncode == 0, strict[-4000:]
+    assert "strict: S-R-S pik_srs_select NEAREST" in run.stdout, "the strict selection checks did not run"
 
 
 # ---- the core alone -------------------------------------------------------------------------------
