@@ -224,3 +224,53 @@ def rows_containing(Q: np.ndarray, q: np.ndarray, tol: float) -> np.ndarray:
     if len(Q) == 0:
         return np.zeros(0, dtype=int)
     return np.flatnonzero(max_angle_diff(Q, q[None, :]) <= tol)
+
+
+# ---- 7-DOF brute-force reference ----------------------------------------------------------------
+
+def _shifted_in_limits(arm, q, qc):
+    q = q.copy()
+    for j in range(arm.dof):
+        for k in (-1, 1):
+            alt = q[j] + 2 * np.pi * k
+            if arm.lower[j] - 1e-10 <= alt <= arm.upper[j] + 1e-10 and abs(alt - qc[j]) < abs(q[j] - qc[j]):
+                q[j] = alt
+    if np.all(q >= arm.lower - 1e-10) and np.all(q <= arm.upper + 1e-10):
+        return np.clip(q, arm.lower, arm.upper)
+    return None
+
+
+def _best_at(arm, T, psi, qc):
+    best = np.inf
+    for q in arm.ik_all(T, psi, seed=qc):
+        qs = _shifted_in_limits(arm, q, qc)
+        if qs is not None:
+            best = min(best, float(np.sum((qs - qc) ** 2)))
+    return best
+
+
+def brute_force_nearest_distance(arm, T, qc, n=1440) -> float:
+    """Reference for the 7-DOF nearest selection: the smallest joint distance from qc of an in-limit
+    solution over a psi grid of n points (all branches of ik_all, the 2 pi shift toward qc, the 1e-10
+    limit tolerance, as documented), the 5 best grid points refined by golden section."""
+    grid = np.linspace(-np.pi, np.pi, n, endpoint=False)
+    f = np.array([_best_at(arm, T, p, qc) for p in grid])
+    best = float(f.min())
+    h = 2 * np.pi / n
+    for i in np.argsort(f)[:5]:
+        if not np.isfinite(f[i]):
+            continue
+        lo, hi, r = grid[i] - h, grid[i] + h, 0.6180339887498949
+        x1, x2 = hi - r * (hi - lo), lo + r * (hi - lo)
+        f1, f2 = _best_at(arm, T, x1, qc), _best_at(arm, T, x2, qc)
+        for _ in range(40):
+            if f1 <= f2:
+                hi, x2, f2 = x2, x1, f1
+                x1 = hi - r * (hi - lo)
+                f1 = _best_at(arm, T, x1, qc)
+            else:
+                lo, x1, f1 = x1, x2, f2
+                x2 = lo + r * (hi - lo)
+                f2 = _best_at(arm, T, x2, qc)
+        best = min(best, f1, f2)
+    return np.sqrt(best)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import piperik
+from conftest import brute_force_nearest_distance
 
 ARMS = [piperik.Nero, piperik.Iiwa14]
 #: Singular families: joints (0-based) set to exactly 0 (q2 shoulder, q4 elbow, q6 wrist, combinations).
@@ -90,51 +91,6 @@ def test_a_solution_whenever_feasible_arm_angles_exist(cls, family):
         assert np.allclose(arm.fk(sel.q), T, atol=1e-9)
 
 
-def _shifted_in_limits(arm, q, qc):
-    q = q.copy()
-    for j in range(arm.dof):
-        for k in (-1, 1):
-            alt = q[j] + 2 * np.pi * k
-            if arm.lower[j] - 1e-10 <= alt <= arm.upper[j] + 1e-10 and abs(alt - qc[j]) < abs(q[j] - qc[j]):
-                q[j] = alt
-    if np.all(q >= arm.lower - 1e-10) and np.all(q <= arm.upper + 1e-10):
-        return np.clip(q, arm.lower, arm.upper)
-    return None
-
-
-def _best_at(arm, T, psi, qc):
-    best = np.inf
-    for q in arm.ik_all(T, psi, seed=qc):
-        qs = _shifted_in_limits(arm, q, qc)
-        if qs is not None:
-            best = min(best, float(np.sum((qs - qc) ** 2)))
-    return best
-
-
-def _brute_force_distance(arm, T, qc, n=1440):
-    grid = np.linspace(-np.pi, np.pi, n, endpoint=False)
-    f = np.array([_best_at(arm, T, p, qc) for p in grid])
-    best = float(f.min())
-    h = 2 * np.pi / n
-    for i in np.argsort(f)[:5]:
-        if not np.isfinite(f[i]):
-            continue
-        lo, hi, r = grid[i] - h, grid[i] + h, 0.6180339887498949
-        x1, x2 = hi - r * (hi - lo), lo + r * (hi - lo)
-        f1, f2 = _best_at(arm, T, x1, qc), _best_at(arm, T, x2, qc)
-        for _ in range(40):
-            if f1 <= f2:
-                hi, x2, f2 = x2, x1, f1
-                x1 = hi - r * (hi - lo)
-                f1 = _best_at(arm, T, x1, qc)
-            else:
-                lo, x1, f1 = x1, x2, f2
-                x2 = lo + r * (hi - lo)
-                f2 = _best_at(arm, T, x2, qc)
-        best = min(best, f1, f2)
-    return np.sqrt(best)
-
-
 @pytest.mark.parametrize("cls", ARMS)
 @pytest.mark.parametrize("family", ["none", "q2", "q4", "q6", "q2q4q6"])
 def test_nearest_is_global_against_brute_force(cls, family):
@@ -149,7 +105,7 @@ def test_nearest_is_global_against_brute_force(cls, family):
         T = arm.fk(q)
         spread = (0.02, 0.5, None)[i % 3]
         qc = q + rng.uniform(-spread, spread, 7) if spread else rng.uniform(arm.lower, arm.upper)
-        ref = _brute_force_distance(arm, T, qc)
+        ref = brute_force_nearest_distance(arm, T, qc)
         sel = arm.select(T, qc, options=opts)
         got = float(np.linalg.norm(sel.q - qc))
         assert got <= ref + 1e-9, f"{cls.__name__} {family}: q={q.tolist()} qc={qc.tolist()}: {got} > {ref}"

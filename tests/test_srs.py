@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import piperik
-from conftest import pose_error
+from conftest import brute_force_nearest_distance, pose_error
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the makers' URDFs, vendored with their sources and licences (tests/data/README.md)
@@ -244,15 +244,6 @@ def test_feasible_intervals_match_brute_force_scan(arm):
 # ---------------------------------------------------------------------------------------------- selection
 
 
-def _brute_nearest(arm, T, q_current, n_psi=2880):
-    best = np.inf
-    for psi in -np.pi + (np.arange(n_psi) + 0.5) * (2 * np.pi / n_psi):
-        for s in arm.solutions(T, psi):
-            if s.in_limits:
-                best = min(best, float(np.sum((s.q - q_current) ** 2)))
-    return best
-
-
 def test_selection_is_nearest_in_limit_solution(arm):
     rng = np.random.default_rng(SEED + 7)
     worse = []
@@ -265,9 +256,9 @@ def test_selection_is_nearest_in_limit_solution(arm):
         assert dp <= 1e-9 and dr <= 1e-9
         assert abs(arm.arm_angle(sel.q) - sel.psi) <= 1e-7 or abs(abs(arm.arm_angle(sel.q) - sel.psi) - 2 * np.pi) <= 1e-7
         np.testing.assert_array_equal(arm.ik(T, q_current, options=piperik.SelectOptions.nearest()), sel.q)
-        brute = _brute_nearest(arm, T, q_current)
-        if sel.distance ** 2 > brute + 1e-9:
-            worse.append((k, sel.distance ** 2, brute))
+        brute = brute_force_nearest_distance(arm, T, q_current)
+        if sel.distance > brute + 1e-9:
+            worse.append((k, sel.distance, brute))
     assert not worse, f"selection farther than the brute-force scan: {worse}"
 
 
