@@ -64,20 +64,24 @@ class Parser:
 
 
 def _int32s(values, name: str, unit: str) -> List[int]:
-    """Integers of an int32 wire field; floats are rounded to nearest (never truncated)."""
+    """Integers of an int32 wire field; floats are rounded to nearest (never truncated). Python ints,
+    the common case on the streaming path, pass with two comparisons each."""
+    vals = values.ravel().tolist() if isinstance(values, np.ndarray) else list(values)
     out = []
-    for v in np.asarray(values).ravel().tolist():
-        if isinstance(v, float):
-            if not np.isfinite(v):
-                raise ValueError(f"{name}: expected finite numbers [{unit}], got {v!r}")
-            v = round(v)
-        elif not isinstance(v, int):
-            raise ValueError(f"{name}: expected integers [{unit}], got {v!r}")
-        iv = int(v)
-        if not INT32_MIN <= iv <= INT32_MAX:
+    for v in vals:
+        if type(v) is not int:
+            if isinstance(v, (float, np.floating)):
+                if not np.isfinite(v):
+                    raise ValueError(f"{name}: expected finite numbers [{unit}], got {v!r}")
+                v = round(float(v))
+            elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+                v = int(v)
+            else:
+                raise ValueError(f"{name}: expected integers [{unit}], got {v!r}")
+        if v < INT32_MIN or v > INT32_MAX:
             raise ValueError(f"{name}: each value must lie in the int32 range [{INT32_MIN}, {INT32_MAX}] "
-                             f"{unit}, got {iv}")
-        out.append(iv)
+                             f"{unit}, got {v}")
+        out.append(v)
     return out
 
 
@@ -95,7 +99,7 @@ def _uint(value, bits: int, name: str, unit: str = "") -> int:
 
 
 def setpoint(q_mdeg: Sequence[int], t_mcu_us: int = 0, flags: int = 0) -> bytes:
-    q = _int32s(list(q_mdeg), "q_mdeg", "mdeg")
+    q = _int32s(q_mdeg, "q_mdeg", "mdeg")
     if len(q) > 255:
         raise ValueError(f"q_mdeg: at most 255 joints, got {len(q)}")
     return struct.pack(f"<IBB{len(q)}i", int(t_mcu_us) & 0xFFFFFFFF, len(q), _uint(flags, 8, "flags"), *q)
@@ -138,8 +142,8 @@ def limits(limits_mdeg: np.ndarray, first: int = 0) -> bytes:
 
 
 def pose_setpoint(xyz_um: Sequence[int], rpy_mdeg: Sequence[int], t_mcu_us: int = 0) -> bytes:
-    xyz = _int32s(list(xyz_um), "xyz_um", "0.001 mm (about +-2147 m)")
-    rpy = _int32s(list(rpy_mdeg), "rpy_mdeg", "mdeg")
+    xyz = _int32s(xyz_um, "xyz_um", "0.001 mm (about +-2147 m)")
+    rpy = _int32s(rpy_mdeg, "rpy_mdeg", "mdeg")
     if len(xyz) != 3 or len(rpy) != 3:
         raise ValueError(f"xyz_um, rpy_mdeg: expected 3 values each, got {len(xyz)} and {len(rpy)}")
     return struct.pack("<I6i", int(t_mcu_us) & 0xFFFFFFFF, *xyz, *rpy)

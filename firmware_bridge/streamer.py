@@ -357,7 +357,7 @@ class Streamer:
 
     def send_setpoint(self, q_mdeg: Iterable[int], t_mcu_us: int = 0) -> int:
         """Send one SETPOINT now (latest-value, never resent) and return its seq."""
-        payload = P.setpoint(list(q_mdeg), t_mcu_us)  # checked before a seq is used
+        payload = P.setpoint(q_mdeg, t_mcu_us)  # checked before a seq is used
         seq = self._next_seq()
         self._write(P.encode(P.SETPOINT, seq, payload))
         self._outstanding[seq] = time.monotonic()
