@@ -22,20 +22,11 @@
 #include "piperik/piperik.h"
 #include "test_support.h"
 
-/* Default count of random cases (the MCU builds pass a smaller one). */
-#ifndef PIK_TEST_DEFAULT_COUNT
-#define PIK_TEST_DEFAULT_COUNT 20000
-#endif
 /* Smallest number of random angles of the trig check (the MCU builds pass a smaller one). */
 #ifndef PIK_TEST_TRIG_MIN
 #define PIK_TEST_TRIG_MIN 1000000
 #endif
 
-#if PIK_FLOAT
-#define TOL(d, f) (f)
-#else
-#define TOL(d, f) (d)
-#endif
 
 /* Accuracy bounds asserted per build. The float bounds are ~5-10x the worst values measured over
  * 20000 seeded poses (the README, "Vendoring into firmware"); the double ones are the package's promise. */

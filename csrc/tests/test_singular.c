@@ -43,18 +43,10 @@
 /* The solvers' internal kernels (static inline): the unit atan2 variants are tested directly. */
 #include "../src/pik_trig_impl.h"
 
-#ifndef PIK_TEST_DEFAULT_COUNT
-#define PIK_TEST_DEFAULT_COUNT 20000
-#endif
 #ifndef PIK_TEST_SELECT_STRICT
 #define PIK_TEST_SELECT_STRICT 1
 #endif
 
-#if PIK_FLOAT
-#define TOL(d, f) (f)
-#else
-#define TOL(d, f) (d)
-#endif
 /* FK(solution) against the target, m and rad (the bound of csrc/tests/test_core.c). */
 #define IK_EXACT_TOL TOL(1e-9, 2e-5)
 /* The strict checks need the generating q inside the limits by more than the accuracy a (near-)

@@ -9,6 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "piperik/pik_config.h"
+
+/* Default count of random cases (the MCU builds pass a smaller one). */
+#ifndef PIK_TEST_DEFAULT_COUNT
+#define PIK_TEST_DEFAULT_COUNT 20000
+#endif
+
+/* TOL(double bound, float bound): the bound of this build's precision. */
+#if PIK_FLOAT
+#define TOL(d, f) (f)
+#else
+#define TOL(d, f) (d)
+#endif
+
 static int n_pass = 0, n_fail = 0;
 
 /* Counts a check and prints the failing ones with their location and a printf-style message. */
