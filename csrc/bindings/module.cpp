@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -967,7 +968,11 @@ class Arm7 {
         pik_path_report rep;
         {
             py::gil_scoped_release release;
-            pik_srs_path(&m_, Ts.data(), static_cast<int>(n), q0.data, &po, Q.mutable_data(), psi.mutable_data(), &rep);
+            // the global arm-angle search's memory (touched only when that search runs)
+            size_t bytes = pik_srs_path_workspace_bytes(static_cast<int>(n));
+            std::unique_ptr<unsigned char[]> work(new unsigned char[bytes]);
+            pik_srs_path_ws(&m_, Ts.data(), static_cast<int>(n), q0.data, &po, work.get(), bytes, Q.mutable_data(),
+                            psi.mutable_data(), &rep);
         }
         if (rep.status <= PIK_ERR_NULL) {
             throw py::value_error(pose_error(rep.status, Ts.data() + 16 * std::max(rep.failed_index, 0),

@@ -6,6 +6,7 @@
 #include "piperik/pik_select.h"
 #include "piperik/pik_status.h"
 #include "pik_srs_internal.h"
+#include "pik_trig_impl.h"
 
 pik_path_options pik_path_options_default(void)
 {
@@ -177,8 +178,8 @@ static unsigned srs_alternatives(const pik_srs_model *m, const pik_real q[7], ui
     return out;
 }
 
-int pik_srs_path(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7],
-                 const pik_path_options *opts, pik_real *Q_out, pik_real *psi_out, pik_path_report *r)
+static int srs_path_greedy(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7],
+                           const pik_path_options *opts, pik_real *Q_out, pik_real *psi_out, pik_path_report *r)
 {
     pik_path_options o;
     srs_branch_point bp[SRS_PATH_MAX_BRANCH_POINTS];
@@ -260,5 +261,577 @@ int pik_srs_path(const pik_srs_model *m, const pik_real *Ts, int n, const pik_re
         }
     }
     srs_path_stats(m, Q_out, n, q_start, r);
+    return PIK_OK;
+}
+
+/* ---- Global search over the arm angle (pik_srs_path_ws) --------------------------------------
+ *
+ * The greedy path above commits to the arm angle nearest the previous sample. Where the pose path
+ * leaves a choice (the self-motion), that choice can drift into a joint limit, or pass next to (not
+ * through) a shoulder or wrist singular point, where q1 and q3 (q5 and q7) swing by pi over a few
+ * samples. The global search instead looks at every sample's arm-angle circle at once:
+ *
+ *  - Nodes: SRS_GRID uniform arm angles, plus SRS_POLAR nodes around each point of the circle that
+ *    is closest to a shoulder (t2) or wrist (t6) singularity. Near such a point the joint that
+ *    becomes free (q1, or q5) is the direction from the singular point, so the nodes are spaced
+ *    uniformly in that direction, psi = centre + ratio tan(phi): a path can then pass through the
+ *    singular point radially (q1 held, q2 through 0), as a continuous joint path does.
+ *  - A dynamic programme over samples minimises the largest joint step (a bottleneck path) from
+ *    q_start, with every node solved for all 8 branches; a branch label may change between samples
+ *    wherever the joints are close (that is what a continuous crossing of t2, t4 or t6 = 0 does).
+ *  - The node path is then refined: each sample's arm angle moves continuously (branch kept) to
+ *    lower the larger of its two steps, sweeping forward and back with a shrinking bracket.
+ *
+ * Memory: the caller's workspace, pik_srs_path_workspace_bytes(n) (about 6 KiB per sample plus
+ * 0.4 MiB); time: about a tenth of a millisecond per sample on a desktop core. */
+
+#define SRS_GRID 192                                 /* uniform arm-angle nodes per sample */
+#define SRS_POLAR 48                                 /* nodes around one near-singular point */
+#define SRS_GROUPS 4                                 /* (GC4 arm) x (t2, t6) */
+#define SRS_NODES (SRS_GRID + SRS_GROUPS * SRS_POLAR)
+#define SRS_SLOTS (SRS_NODES * 8)                    /* node x branch */
+#define SRS_NO_SLOT 0xFFFFu
+#define SRS_WINDOW_RAD PIK_R(0.4)                    /* arm-angle change considered between samples */
+#define SRS_POLAR_BELOW PIK_R(0.5)                   /* a point is near-singular when its |sin t| is below */
+#define SRS_FINE_WIDE 97  /* first refinement round: nodes over +-4 node spacings (odd: the middle one is the current) */
+#define SRS_FINE 33       /* later rounds: nodes over +-3 of the previous round's spacings */
+#ifndef SRS_REFINE_ROUNDS
+#define SRS_REFINE_ROUNDS 3
+#endif
+#ifndef SRS_PASSES
+#define SRS_PASSES 2
+#endif
+
+typedef struct srs_polar {
+    pik_real centre; /* the arm angle closest to the singular point */
+    pik_real ratio;  /* its scale, sigma / kappa; 0: no near-singular point on this circle */
+} srs_polar;
+
+typedef struct srs_layer {
+    pik_real psi[SRS_NODES];
+    pik_real q[SRS_SLOTS][7];
+    pik_real value[SRS_SLOTS];   /* largest step on the best path to this slot; PIK_HUGE: none */
+    unsigned char ok[SRS_SLOTS]; /* a solution within the limits */
+    unsigned char flips[SRS_SLOTS]; /* branch bits that may change next to this slot */
+} srs_layer;
+
+typedef struct srs_work {
+    srs_layer *layer[2];
+    uint16_t *back;    /* n x SRS_SLOTS: the slot of the previous sample on the best path */
+    srs_polar *polar;  /* n x SRS_GROUPS */
+    pik_real *rows;    /* n x 7 */
+    pik_real *psi;     /* n */
+    pik_real *bracket; /* n: half-width of the refinement around each sample's arm angle */
+    unsigned char *branch; /* n */
+} srs_work;
+
+#define SRS_ALIGN(x) (((x) + 15u) & ~(size_t)15u)
+
+/* the refinement reuses the coarse back pointers' memory for its rows, flags and back pointers */
+typedef char srs_refine_fits[(SRS_FINE_WIDE * (7 * sizeof(pik_real) + 2) <= SRS_SLOTS * sizeof(uint16_t)) ? 1 : -1];
+
+size_t pik_srs_path_workspace_bytes(int n)
+{
+    size_t per;
+    if (n < 0) {
+        return 0;
+    }
+    per = SRS_ALIGN(SRS_SLOTS * sizeof(uint16_t)) + SRS_ALIGN(SRS_GROUPS * sizeof(srs_polar)) +
+          SRS_ALIGN(9 * sizeof(pik_real)) + 16u;
+    return 2 * SRS_ALIGN(sizeof(srs_layer)) + (size_t)n * per + 16u * 8u;
+}
+
+static int work_carve(void *work, size_t bytes, int n, srs_work *W)
+{
+    unsigned char *p = (unsigned char *)work;
+    size_t off = (size_t)((16u - ((uintptr_t)p & 15u)) & 15u);
+    size_t un = (size_t)n;
+#define SRS_TAKE(dst, type, count)                                                                           \
+    do {                                                                                                     \
+        (dst) = (type *)(void *)(p + off);                                                                  \
+        off += SRS_ALIGN((count) * sizeof(type));                                                            \
+    } while (0)
+    if (work == 0 || bytes < pik_srs_path_workspace_bytes(n)) {
+        return 0;
+    }
+    SRS_TAKE(W->layer[0], srs_layer, 1u);
+    SRS_TAKE(W->layer[1], srs_layer, 1u);
+    SRS_TAKE(W->back, uint16_t, un * SRS_SLOTS);
+    SRS_TAKE(W->polar, srs_polar, un * SRS_GROUPS);
+    SRS_TAKE(W->rows, pik_real, un * 7u);
+    SRS_TAKE(W->psi, pik_real, un);
+    SRS_TAKE(W->bracket, pik_real, un);
+    SRS_TAKE(W->branch, unsigned char, un);
+#undef SRS_TAKE
+    return off <= bytes;
+}
+
+/* Node p's arm angle (polar nodes of an inactive group: NaN). */
+static pik_real node_psi(const srs_polar *pol, int p)
+{
+    pik_real s, c, phi;
+    const srs_polar *g;
+    if (p < SRS_GRID) {
+        return -PIK_PI + (p + PIK_R(0.5)) * (PIK_TWO_PI / SRS_GRID);
+    }
+    g = &pol[(p - SRS_GRID) / SRS_POLAR];
+    if (!(g->ratio > 0)) {
+        return PIK_HUGE - PIK_HUGE;
+    }
+    phi = -PIK_PI / 2 + ((p - SRS_GRID) % SRS_POLAR + PIK_R(0.5)) * (PIK_PI / SRS_POLAR);
+    pik_sincos_r(phi, &s, &c);
+    return pik_wrap_pi(g->centre + g->ratio * s / c);
+}
+
+/* Half the spacing of the nodes around p: the refinement's bracket. */
+static pik_real node_bracket(const srs_polar *pol, int p)
+{
+    pik_real s0, c0, s1, c1, phi, h;
+    const srs_polar *g;
+    if (p < SRS_GRID) {
+        return PIK_TWO_PI / SRS_GRID;
+    }
+    g = &pol[(p - SRS_GRID) / SRS_POLAR];
+    phi = -PIK_PI / 2 + ((p - SRS_GRID) % SRS_POLAR + PIK_R(0.5)) * (PIK_PI / SRS_POLAR);
+    pik_sincos_r(phi, &s0, &c0);
+    pik_sincos_r(phi + PIK_PI / SRS_POLAR * (phi < 0 ? 1 : -1), &s1, &c1);
+    h = g->ratio * pik_fabs(s0 / c0 - s1 / c1);
+    return h < PIK_TWO_PI / SRS_GRID ? h : PIK_TWO_PI / SRS_GRID;
+}
+
+/* Solves node p of a layer for all branches; returns the number of in-limit slots. */
+static int solve_node(const pik_srs_model *m, const pik_real T[16], srs_layer *L, int p, pik_real psi, pik_real cap,
+                      pik_real margin)
+{
+    pik_solution_set set;
+    int k, j, n = 0;
+    L->psi[p] = psi;
+    for (k = 0; k < 8; ++k) {
+        L->ok[8 * p + k] = 0;
+        L->value[8 * p + k] = PIK_HUGE;
+    }
+    if (!(pik_fabs(psi) <= PIK_PI) || pik_srs_ik(m, T, psi, 0, 0xFFu, &set) != PIK_OK) {
+        return 0;
+    }
+    for (k = 0; k < set.count; ++k) {
+        const pik_solution *s = &set.sol[k];
+        int slot = 8 * p + (int)(s->flags & PIK_BRANCH_MASK);
+        unsigned flips = 0u;
+        int in = (s->flags & PIK_FLAG_IN_LIMITS) != 0;
+        for (j = 0; j < 7 && in; ++j) {
+            in = margin <= 0 || (s->q_rad[j] >= m->lower_rad[j] + margin && s->q_rad[j] <= m->upper_rad[j] - margin);
+            L->q[slot][j] = s->q_rad[j];
+        }
+        if (!in) {
+            continue;
+        }
+        /* flipping GC2 (GC4, GC6) moves t2 (t4, t6) to its negative: only within the step bound of 0 */
+        for (j = 0; j < 3; ++j) {
+            if (srs_from_singular(pik_wrap_pi(srs_theta_of_q(m, 2 * j + 1, s->q_rad[2 * j + 1]))) <= cap) {
+                flips |= 1u << j;
+            }
+        }
+        L->flips[slot] = (unsigned char)flips;
+        L->ok[slot] = 1;
+        ++n;
+    }
+    return n;
+}
+
+/* 1 when joint J can take the canonical angle t (0 or pi) within its limits. */
+static int q_reachable(const pik_srs_model *m, int J, pik_real t)
+{
+    pik_real q = srs_q_of_theta(m, J, t), q2 = srs_q_of_theta(m, J, -t);
+    return pik_within(q, m->lower_rad[J], m->upper_rad[J]) || pik_within(q2, m->lower_rad[J], m->upper_rad[J]);
+}
+
+/* The points of arm g's circle nearest the shoulder (t2) and wrist (t6) singularities, from the
+ * uniform nodes: cos t = a sin psi + b cos psi + c exactly, so three nodes 120 degrees apart give
+ * a, b, c. Near its extremum cos t = +-1 - ..., sin^2 t = sigma^2 + kappa^2 (psi - centre)^2. */
+static void find_polar(const pik_srs_model *m, const pik_real T[16], srs_polar pol[SRS_GROUPS])
+{
+    int g, j, k;
+    for (g = 0; g < SRS_GROUPS; ++g) {
+        pol[g].centre = 0;
+        pol[g].ratio = 0;
+    }
+    for (g = 0; g < 2; ++g) {
+        pik_real f[2][3];
+        int have = 1;
+        for (k = 0; k < 3 && have; ++k) {
+            pik_solution_set set;
+            int i, found = 0;
+            pik_real psi = -PIK_PI + (k * (SRS_GRID / 3) + PIK_R(0.5)) * (PIK_TWO_PI / SRS_GRID);
+            if (pik_srs_ik(m, T, psi, 0, g ? 0xCCu : 0x33u, &set) != PIK_OK) {
+                have = 0;
+                break;
+            }
+            for (i = 0; i < set.count && !found; ++i) {
+                if (((set.sol[i].flags >> 1) & 1u) == (unsigned)g) {
+                    for (j = 0; j < 2; ++j) {
+                        int J = j ? 5 : 1;
+                        pik_real s, c;
+                        pik_sincos_r(srs_theta_of_q(m, J, set.sol[i].q_rad[J]), &s, &c);
+                        f[j][k] = c;
+                    }
+                    found = 1;
+                }
+            }
+            have = found;
+        }
+        if (!have) {
+            continue;
+        }
+        for (j = 0; j < 2; ++j) {
+            pik_real a = 0, b = 0, c, A, fe, sigma2, kappa2, centre;
+            for (k = 0; k < 3; ++k) {
+                pik_real s, co;
+                pik_sincos_r(-PIK_PI + (k * (SRS_GRID / 3) + PIK_R(0.5)) * (PIK_TWO_PI / SRS_GRID), &s, &co);
+                a += f[j][k] * s;
+                b += f[j][k] * co;
+            }
+            a *= PIK_R(2.0) / 3;
+            b *= PIK_R(2.0) / 3;
+            c = (f[j][0] + f[j][1] + f[j][2]) / 3;
+            A = pik_sqrt(a * a + b * b);
+            if (!(A > PIK_R(1e-9))) {
+                continue; /* t does not change with psi: no point is nearer than another */
+            }
+            centre = PIK_ATAN2(a, b);
+            fe = c + A;
+            /* the extremum nearer -1 (t near pi) where that is the nearer one, or the only one a
+             * joint within its limits can reach */
+            if ((c < 0 || !q_reachable(m, j ? 5 : 1, 0)) && q_reachable(m, j ? 5 : 1, PIK_PI)) {
+                centre += PIK_PI;
+                fe = c - A;
+            }
+            sigma2 = 1 - fe * fe;
+            kappa2 = pik_fabs(fe) * A;
+            if (sigma2 < SRS_POLAR_BELOW * SRS_POLAR_BELOW) {
+                pik_real sigma = sigma2 > 0 ? pik_sqrt(sigma2) : 0;
+                pik_real ratio = sigma / pik_sqrt(kappa2);
+                pol[2 * g + j].centre = pik_wrap_pi(centre);
+                pol[2 * g + j].ratio = ratio > PIK_R(1e-9) ? ratio : PIK_R(1e-9);
+            }
+        }
+    }
+}
+
+/* Largest joint step between a and b, or a value >= `stop` as soon as one joint reaches it. */
+static pik_real step_until(const pik_real *a, const pik_real *b, pik_real stop)
+{
+    static const int order[7] = {1, 3, 5, 0, 2, 4, 6}; /* the branch joints first: they differ most */
+    pik_real d = 0;
+    int k;
+    for (k = 0; k < 7; ++k) {
+        pik_real e = pik_fabs(a[order[k]] - b[order[k]]);
+        if (e > d) {
+            d = e;
+            if (d >= stop) {
+                return d;
+            }
+        }
+    }
+    return d;
+}
+
+static pik_real step_of(const pik_real *a, const pik_real *b) { return step_until(a, b, PIK_HUGE); }
+
+/* Fills sample i's layer and its values from the previous layer (or from q_start). Returns the
+ * number of reachable slots; *in_limits receives the number of in-limit slots. */
+static int dp_layer(const pik_srs_model *m, const pik_real T[16], int i, const srs_layer *P, const pik_real q_start[7],
+                    pik_real cap, pik_real margin, int sum_pass, srs_work *W, srs_layer *L, int *in_limits)
+{
+    srs_polar *pol = W->polar + (size_t)i * SRS_GROUPS;
+    uint16_t *back = W->back + (size_t)i * SRS_SLOTS;
+    int p, b, pp, bb, reachable = 0, total = 0;
+    find_polar(m, T, pol);
+    for (p = 0; p < SRS_NODES; ++p) {
+        total += solve_node(m, T, L, p, node_psi(pol, p), cap, margin);
+    }
+    *in_limits = total;
+    for (p = 0; p < SRS_NODES; ++p) {
+        for (b = 0; b < 8; ++b) {
+            int s = 8 * p + b;
+            pik_real best = PIK_HUGE, best_step = PIK_HUGE;
+            unsigned arg = SRS_NO_SLOT;
+            back[s] = SRS_NO_SLOT;
+            if (!L->ok[s]) {
+                continue;
+            }
+            if (P == 0) {
+                pik_real d = step_of(L->q[s], q_start);
+                if (d <= cap) {
+                    best = sum_pass ? d * d : d;
+                }
+            } else {
+                for (pp = 0; pp < SRS_NODES; ++pp) {
+                    if (!(pik_fabs(pik_wrap_pi(L->psi[p] - P->psi[pp])) <= SRS_WINDOW_RAD)) {
+                        continue;
+                    }
+                    for (bb = 0; bb < 8; ++bb) {
+                        int sp = 8 * pp + bb;
+                        pik_real d, v;
+                        if (!P->ok[sp] || !(P->value[sp] <= best) || ((unsigned)(b ^ bb) & ~(unsigned)(L->flips[s] | P->flips[sp]))) {
+                            continue;
+                        }
+                        d = step_until(L->q[s], P->q[sp], sum_pass || best > cap ? cap : best);
+                        if (d > cap) {
+                            continue;
+                        }
+                        v = sum_pass ? P->value[sp] + d * d : (d > P->value[sp] ? d : P->value[sp]);
+                        if (v < best || (v == best && d < best_step)) {
+                            best = v;
+                            best_step = d;
+                            arg = (unsigned)sp;
+                        }
+                    }
+                }
+            }
+            if (best < PIK_HUGE) {
+                L->value[s] = best;
+                back[s] = (uint16_t)arg;
+                ++reachable;
+            }
+        }
+    }
+    return reachable;
+}
+
+/* The row of sample i at arm angle psi on branch b; returns 0 when it is not at least `margin`
+ * within the limits. */
+static int row_at(const pik_srs_model *m, const pik_real T[16], pik_real psi, int b, pik_real margin, pik_real q[7])
+{
+    pik_solution_set set;
+    int k, j;
+    if (pik_srs_ik(m, T, pik_wrap_pi(psi), 0, 1u << b, &set) != PIK_OK) {
+        return 0;
+    }
+    for (k = 0; k < set.count; ++k) {
+        const pik_solution *s = &set.sol[k];
+        int in = (int)(s->flags & PIK_BRANCH_MASK) == b && (s->flags & PIK_FLAG_IN_LIMITS);
+        for (j = 0; j < 7 && in; ++j) {
+            in = margin <= 0 || (s->q_rad[j] >= m->lower_rad[j] + margin && s->q_rad[j] <= m->upper_rad[j] - margin);
+            q[j] = s->q_rad[j];
+        }
+        if (in) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* One refinement round: every sample's arm angle may move within its bracket (nf nodes, odd,
+ * branch kept). A bottleneck pass finds the smallest largest step B over these nodes; a second
+ * pass picks, among the paths whose steps are all within B, the one with the smallest sum of
+ * squared steps (so the samples the bottleneck does not constrain move smoothly, not anywhere
+ * below B). The current path is one of the candidates, so a round never makes the path worse. */
+static void refine_round(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7], pik_real margin,
+                         int nf, srs_work *W)
+{
+    pik_real *fq = (pik_real *)(void *)W->back; /* n x nf x 7 rows: the coarse back pointers are spent */
+    unsigned char *fok = (unsigned char *)(fq + (size_t)n * nf * 7);
+    unsigned char *fback = fok + (size_t)n * nf;
+    pik_real *val = W->layer[0]->value, *prev_val = W->layer[1]->value;
+    pik_real bound = PIK_HUGE;
+    int i, k, kp, pass;
+    for (i = 0; i < n; ++i) {
+        for (k = 0; k < nf; ++k) {
+            pik_real psi = W->psi[i] + (k - (nf / 2)) * (W->bracket[i] / ((nf / 2)));
+            fok[(size_t)i * nf + k] =
+                (unsigned char)row_at(m, Ts + 16 * i, psi, W->branch[i], margin, fq + ((size_t)i * nf + k) * 7);
+        }
+    }
+    for (pass = 0; pass < 2; ++pass) {
+        for (i = 0; i < n; ++i) {
+            pik_real *tmp;
+            for (k = 0; k < nf; ++k) {
+                const pik_real *q = fq + ((size_t)i * nf + k) * 7;
+                pik_real best = PIK_HUGE;
+                int arg = 0;
+                if (fok[(size_t)i * nf + k]) {
+                    if (i == 0) {
+                        pik_real d = step_of(q, q_start);
+                        if (d <= bound) {
+                            best = pass ? d * d : d;
+                        }
+                    } else {
+                        for (kp = 0; kp < nf; ++kp) {
+                            pik_real d, v;
+                            if (!fok[(size_t)(i - 1) * nf + kp] || !(prev_val[kp] < PIK_HUGE)) {
+                                continue;
+                            }
+                            d = step_of(q, fq + ((size_t)(i - 1) * nf + kp) * 7);
+                            if (pass == 0) {
+                                v = d > prev_val[kp] ? d : prev_val[kp];
+                            } else if (d <= bound) {
+                                v = prev_val[kp] + d * d;
+                            } else {
+                                continue;
+                            }
+                            if (v < best) {
+                                best = v;
+                                arg = kp;
+                            }
+                        }
+                    }
+                }
+                val[k] = best;
+                fback[(size_t)i * nf + k] = (unsigned char)arg;
+            }
+            tmp = val;
+            val = prev_val;
+            prev_val = tmp;
+        }
+        /* prev_val: the last sample's values */
+        {
+            pik_real best = PIK_HUGE;
+            int arg = -1;
+            for (k = 0; k < nf; ++k) {
+                if (prev_val[k] < best) {
+                    best = prev_val[k];
+                    arg = k;
+                }
+            }
+            if (arg < 0) {
+                return; /* cannot happen: the current path (the middle nodes) is a candidate */
+            }
+            if (pass == 0) {
+                bound = best * (1 + PIK_R(1e-12)) + PIK_R(1e-15);
+                continue;
+            }
+            for (i = n - 1; i >= 0; --i) {
+                memcpy(W->rows + 7 * i, fq + ((size_t)i * nf + arg) * 7, 7 * sizeof(pik_real));
+                W->psi[i] = pik_wrap_pi(W->psi[i] + (arg - (nf / 2)) * (W->bracket[i] / ((nf / 2))));
+                arg = fback[(size_t)i * nf + arg];
+            }
+        }
+    }
+}
+
+/* The global search; on success the rows, arm angles and branches are in W. Returns a status and
+ * the first sample no path reaches in *failed. */
+static int srs_path_global(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7], pik_real cap,
+                           pik_real margin, srs_work *W, int *failed)
+{
+    int i, cur = 0, s, best_slot = -1, round, pass;
+    pik_real best = PIK_HUGE;
+    *failed = -1;
+    if (n == 0) {
+        return PIK_OK;
+    }
+    /* pass 0: the smallest largest step B; pass 1: among the paths within B, the smallest sum of
+     * squared steps (the samples B does not constrain then move as little as they can, instead of
+     * anywhere below B) */
+    for (pass = 0; pass < SRS_PASSES; ++pass) {
+        for (i = 0; i < n; ++i) {
+            int in_limits, reachable;
+            srs_layer *L = W->layer[cur], *P = i > 0 ? W->layer[cur ^ 1] : 0;
+            reachable = dp_layer(m, Ts + 16 * i, i, P, q_start, cap, margin, pass, W, L, &in_limits);
+            if (reachable == 0) {
+                pik_solution_set set;
+                *failed = i + 100000 * pass;
+                if (in_limits > 0) {
+                    return PIK_STEP_TOO_LARGE;
+                }
+                return pik_srs_ik(m, Ts + 16 * i, 0, 0, 0xFFu, &set) == PIK_OK ? PIK_NONE_IN_LIMITS : PIK_UNREACHABLE;
+            }
+            cur ^= 1;
+        }
+        {
+            const srs_layer *L = W->layer[cur ^ 1];
+            best = PIK_HUGE;
+            for (s = 0; s < SRS_SLOTS; ++s) {
+                if (L->ok[s] && L->value[s] < best) {
+                    best = L->value[s];
+                    best_slot = s;
+                }
+            }
+        }
+        cap = best * (1 + PIK_R(1e-12)) + PIK_R(1e-15);
+    }
+    for (i = n - 1; i >= 0; --i) { /* back along the best path */
+        const srs_polar *pol = W->polar + (size_t)i * SRS_GROUPS;
+        int p = best_slot / 8;
+        W->branch[i] = (unsigned char)(best_slot % 8);
+        W->psi[i] = node_psi(pol, p);
+        W->bracket[i] = node_bracket(pol, p);
+        if (!row_at(m, Ts + 16 * i, W->psi[i], W->branch[i], margin, W->rows + 7 * i)) {
+            *failed = i; /* cannot happen: the node was solved the same way */
+            return PIK_ERR_BAD_MODEL;
+        }
+        best_slot = W->back[(size_t)i * SRS_SLOTS + (size_t)best_slot];
+    }
+    for (i = 0; i < n; ++i) {
+        W->bracket[i] *= 4;
+    }
+    for (round = 0; round < SRS_REFINE_ROUNDS; ++round) {
+        int nf = round ? SRS_FINE : SRS_FINE_WIDE;
+        refine_round(m, Ts, n, q_start, margin, nf, W);
+        for (i = 0; i < n; ++i) {
+            W->bracket[i] *= PIK_R(3.0) / (nf / 2);
+        }
+    }
+    return PIK_OK;
+}
+
+/* The greedy path is kept unless it failed or one of its steps stands out from its typical step
+ * (more than 3 times the mean: a swing next to a singular point or a jump the bound let through). */
+static int path_is_suspect(const pik_real *Q, int n, const pik_real q_start[7], const pik_path_report *r)
+{
+    pik_real sum = 0;
+    int i;
+    if (n < 3) {
+        return 0;
+    }
+    for (i = 0; i < n; ++i) {
+        sum += step_of(Q + 7 * i, i > 0 ? Q + 7 * (i - 1) : q_start);
+    }
+    return r->max_step_rad > 3 * sum / n + PIK_R(1e-9);
+}
+
+int pik_srs_path(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7],
+                 const pik_path_options *opts, pik_real *Q_out, pik_real *psi_out, pik_path_report *r)
+{
+    return pik_srs_path_ws(m, Ts, n, q_start, opts, 0, 0, Q_out, psi_out, r);
+}
+
+int pik_srs_path_ws(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7],
+                    const pik_path_options *opts, void *work, size_t work_bytes, pik_real *Q_out, pik_real *psi_out,
+                    pik_path_report *r)
+{
+    pik_path_options o;
+    srs_work W;
+    pik_real cap, greedy_step;
+    int st, gst, failed, i;
+    st = srs_path_greedy(m, Ts, n, q_start, opts, Q_out, psi_out, r);
+    if (st <= PIK_ERR_NULL || work == 0 || (st == PIK_OK && !path_is_suspect(Q_out, n, q_start, r)) ||
+        !work_carve(work, work_bytes, n, &W)) {
+        return st;
+    }
+    o = opts ? *opts : pik_path_options_default();
+    cap = o.max_step_rad > 0 ? o.max_step_rad : PIK_PI;
+    greedy_step = st == PIK_OK ? r->max_step_rad : PIK_HUGE;
+    gst = srs_path_global(m, Ts, n, q_start, cap, o.select.limit_margin_rad, &W, &failed);
+    if (gst != PIK_OK) {
+        if (st != PIK_OK && gst > PIK_ERR_NULL) { /* neither found a path: the global search says where none exists */
+            r->status = gst;
+            r->failed_index = failed;
+        }
+        return r->status;
+    }
+    report_init(r);
+    srs_path_stats(m, W.rows, n, q_start, r);
+    if (!(r->max_step_rad < greedy_step)) { /* the greedy path was as good: keep it */
+        report_init(r);
+        srs_path_stats(m, Q_out, n, q_start, r);
+        return PIK_OK;
+    }
+    memcpy(Q_out, W.rows, (size_t)n * 7 * sizeof Q_out[0]);
+    if (psi_out) {
+        for (i = 0; i < n; ++i) {
+            psi_out[i] = W.psi[i];
+        }
+    }
     return PIK_OK;
 }

@@ -6,6 +6,8 @@
 #ifndef PIK_PATH_H
 #define PIK_PATH_H
 
+#include <stddef.h>
+
 #include "pik_arm6.h"
 #include "pik_srs.h"
 
@@ -50,6 +52,23 @@ int pik_arm6_path(const pik_arm6_model *model, const pik_real *Ts, int n, const 
  * the farthest sample any attempt reached and the rows of Q_out are not a valid prefix. */
 int pik_srs_path(const pik_srs_model *model, const pik_real *Ts, int n, const pik_real q_start[7],
                  const pik_path_options *opts, pik_real *Q_out, pik_real *psi_out, pik_path_report *report);
+
+/*
+ * pik_srs_path with a global search over the arm angle when the greedy path fails or one of its
+ * steps stands out (more than 3 times its mean step): a dynamic programme over every sample's
+ * arm-angle circle (uniform nodes plus nodes around the points nearest a shoulder or wrist
+ * singularity, all 8 branches, the hard limits and opts' limit_margin_rad) finds the path from
+ * q_start whose largest joint step is smallest, then refines each sample's arm angle
+ * continuously. So a path is found whenever a continuous one exists within the step bound, up to
+ * the node spacing (1.9 degrees of arm angle, finer near singular points). The better of the two
+ * paths (smaller largest step) is returned. work: caller memory of at least
+ * pik_srs_path_workspace_bytes(n) bytes (any alignment); with work == NULL or too small this is
+ * pik_srs_path. Time: about 0.1-0.3 ms per sample when the global search runs.
+ */
+size_t pik_srs_path_workspace_bytes(int n);
+int pik_srs_path_ws(const pik_srs_model *model, const pik_real *Ts, int n, const pik_real q_start[7],
+                    const pik_path_options *opts, void *work, size_t work_bytes, pik_real *Q_out, pik_real *psi_out,
+                    pik_path_report *report);
 
 #ifdef __cplusplus
 }
