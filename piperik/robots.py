@@ -241,7 +241,7 @@ class Piper:
         Q, report = self._path(Ts, q_start, max_step_rad, keep_branch, options)
         return _path_result(Q, report, return_report)
 
-    def _path(self, Ts, q_start, max_step_rad, keep_branch, options):
+    def _path(self, Ts, q_start, max_step_rad, keep_branch, options, global_search=True):  # noqa: ARG002 (7-DOF only)
         Q, report = self._arm.path(Ts, q_start, _options(options, None, None), float(max_step_rad), bool(keep_branch))
         return Q, report
 
@@ -390,9 +390,9 @@ class _SrsArm:
         Q, report = self._path(Ts, q_start, max_step_rad, keep_branch, options)
         return _path_result(Q, report, return_report)
 
-    def _path(self, Ts, q_start, max_step_rad, keep_branch, options):
+    def _path(self, Ts, q_start, max_step_rad, keep_branch, options, global_search=True):
         Q, psi, report = self._arm.path(Ts, q_start, _options(options, None, None), float(max_step_rad),
-                                        bool(keep_branch))
+                                        bool(keep_branch), bool(global_search))
         report["psi"] = psi
         return Q, report
 

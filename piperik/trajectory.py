@@ -171,8 +171,10 @@ def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: flo
             raise ValueError(f"max_samples: more than {max_samples} samples needed for joint steps "
                              f"<= {max_joint_step_rad} rad")
         poses = _poses_at(Ws, g)
-        # No step bound while refining: a large step only says where to sample more finely.
-        Q, report = arm._path(poses, q_start, math.inf, keep_branch, options)
+        # No step bound while refining: a large step only says where to sample more finely. The
+        # sampling is refined around the nearest-previous path; ik_path's global arm-angle search
+        # (which may choose other samples) is not run on these intermediate samplings.
+        Q, report = arm._path(poses, q_start, math.inf, keep_branch, options, global_search=False)
         i = report["failed_index"]
         if i >= 0:
             # A branch change that is a jump at this sampling may be a continuous crossing of a

@@ -954,7 +954,8 @@ class Arm7 {
     }
 
     // (Q (n,7) NaN from the failing sample on, psi (n,), report dict)
-    py::tuple path(py::handle Ts_obj, py::handle q0_obj, const SelectOptions *opts, double max_step, bool keep_branch) const
+    py::tuple path(py::handle Ts_obj, py::handle q0_obj, const SelectOptions *opts, double max_step, bool keep_branch,
+                   bool global_search) const
     {
         darray Ts = poses_arg(Ts_obj, "Ts");
         JointArg q0 = joint_arg(q0_obj, 7, "q_start");
@@ -969,8 +970,8 @@ class Arm7 {
         {
             py::gil_scoped_release release;
             // the global arm-angle search's memory (touched only when that search runs)
-            size_t bytes = pik_srs_path_workspace_bytes(static_cast<int>(n));
-            std::unique_ptr<unsigned char[]> work(new unsigned char[bytes]);
+            size_t bytes = global_search ? pik_srs_path_workspace_bytes(static_cast<int>(n)) : 0;
+            std::unique_ptr<unsigned char[]> work(bytes ? new unsigned char[bytes] : nullptr);
             pik_srs_path_ws(&m_, Ts.data(), static_cast<int>(n), q0.data, &po, work.get(), bytes, Q.mutable_data(),
                             psi.mutable_data(), &rep);
         }
@@ -1327,7 +1328,7 @@ PYBIND11_MODULE(_core, m)
              py::arg("options"))
         .def("singularity", &Arm7::singularity, py::arg("q"))
         .def("path", &Arm7::path, py::arg("Ts"), py::arg("q_start"), py::arg("options"), py::arg("max_step_rad"),
-             py::arg("keep_branch"))
+             py::arg("keep_branch"), py::arg("global_search") = true)
         .def("bench_ns", &Arm7::bench_ns, py::arg("what"), py::arg("Ts"), py::arg("psi"), py::arg("q_current"),
              py::arg("repeats") = 5);
 

@@ -291,7 +291,9 @@ static int srs_path_greedy(const pik_srs_model *m, const pik_real *Ts, int n, co
 #define SRS_NODES (SRS_GRID + SRS_GROUPS * SRS_POLAR)
 #define SRS_SLOTS (SRS_NODES * 8)                    /* node x branch */
 #define SRS_NO_SLOT 0xFFFFu
+#define SRS_GLOBAL_GAIN PIK_R(1.25)                 /* the global path replaces a greedy one whose largest step is this much larger */
 #define SRS_WINDOW_RAD PIK_R(0.4)                    /* arm-angle change considered between samples */
+#define SRS_ELBOW_NEAR_RAD PIK_R(0.1)                /* ... except within this of a stretched elbow */
 #define SRS_POLAR_BELOW PIK_R(0.5)                   /* a point is near-singular when its |sin t| is below */
 #define SRS_FINE_WIDE 97  /* first refinement round: nodes over +-4 node spacings (odd: the middle one is the current) */
 #define SRS_FINE 33       /* later rounds: nodes over +-3 of the previous round's spacings */
@@ -313,6 +315,7 @@ typedef struct srs_layer {
     pik_real value[SRS_SLOTS];   /* largest step on the best path to this slot; PIK_HUGE: none */
     unsigned char ok[SRS_SLOTS]; /* a solution within the limits */
     unsigned char flips[SRS_SLOTS]; /* branch bits that may change next to this slot */
+    int elbow_near;                 /* the elbow is nearly stretched: the arm angle is ill-conditioned */
 } srs_layer;
 
 typedef struct srs_work {
@@ -537,6 +540,37 @@ static pik_real step_until(const pik_real *a, const pik_real *b, pik_real stop)
 
 static pik_real step_of(const pik_real *a, const pik_real *b) { return step_until(a, b, PIK_HUGE); }
 
+/* 1 when the shoulder -> wrist line of pose T is within SRS_ELBOW_NEAR_RAD of the base axis. */
+static int reference_near(const pik_srs_model *m, const pik_real T[16])
+{
+    pik_real M[12], w[3], h2;
+    int r, c, k;
+    for (r = 0; r < 3; ++r) { /* M = T_base T (top three rows) */
+        for (c = 0; c < 4; ++c) {
+            pik_real v = 0;
+            for (k = 0; k < 4; ++k) {
+                v += m->T_base[4 * r + k] * T[4 * k + c];
+            }
+            M[4 * r + c] = v;
+        }
+    }
+    /* frame 7 = M inv(T_flange): its origin M (-R_f^T p_f) + p_M, its z axis M_R (row 2 of R_f);
+     * the wrist centre lies d_wf behind the origin along that z */
+    for (r = 0; r < 3; ++r) {
+        pik_real origin = M[4 * r + 3], z = 0;
+        for (k = 0; k < 3; ++k) {
+            pik_real finv_p = -(m->T_flange[0 + k] * m->T_flange[3] + m->T_flange[4 + k] * m->T_flange[7] +
+                                m->T_flange[8 + k] * m->T_flange[11]);
+            origin += M[4 * r + k] * finv_p;
+            z += M[4 * r + k] * m->T_flange[8 + k];
+        }
+        w[r] = origin - m->d_wf_m * z;
+    }
+    w[2] -= m->d_bs_m;
+    h2 = w[0] * w[0] + w[1] * w[1];
+    return h2 < SRS_ELBOW_NEAR_RAD * SRS_ELBOW_NEAR_RAD * (h2 + w[2] * w[2]);
+}
+
 /* Fills sample i's layer and its values from the previous layer (or from q_start). Returns the
  * number of reachable slots; *in_limits receives the number of in-limit slots. */
 static int dp_layer(const pik_srs_model *m, const pik_real T[16], int i, const srs_layer *P, const pik_real q_start[7],
@@ -545,11 +579,21 @@ static int dp_layer(const pik_srs_model *m, const pik_real T[16], int i, const s
     srs_polar *pol = W->polar + (size_t)i * SRS_GROUPS;
     uint16_t *back = W->back + (size_t)i * SRS_SLOTS;
     int p, b, pp, bb, reachable = 0, total = 0;
+    pik_real window;
     find_polar(m, T, pol);
     for (p = 0; p < SRS_NODES; ++p) {
         total += solve_node(m, T, L, p, node_psi(pol, p), cap, margin);
     }
     *in_limits = total;
+    /* Next to a stretched elbow the arm angle of a continuous joint path can turn fast (it is the
+     * direction of an elbow that barely leaves the shoulder-wrist line), and so it can where the
+     * shoulder-wrist line is nearly vertical (the reference plane through it and the base axis
+     * turns fast): compare every pair there. */
+    L->elbow_near = reference_near(m, T);
+    for (p = 0; p < SRS_SLOTS && !L->elbow_near; ++p) {
+        L->elbow_near = L->ok[p] && srs_from_singular(pik_wrap_pi(srs_theta_of_q(m, 3, L->q[p][3]))) < SRS_ELBOW_NEAR_RAD;
+    }
+    window = (P && P->elbow_near) || L->elbow_near ? 4 : SRS_WINDOW_RAD;
     for (p = 0; p < SRS_NODES; ++p) {
         for (b = 0; b < 8; ++b) {
             int s = 8 * p + b;
@@ -566,7 +610,7 @@ static int dp_layer(const pik_srs_model *m, const pik_real T[16], int i, const s
                 }
             } else {
                 for (pp = 0; pp < SRS_NODES; ++pp) {
-                    if (!(pik_fabs(pik_wrap_pi(L->psi[p] - P->psi[pp])) <= SRS_WINDOW_RAD)) {
+                    if (!(pik_fabs(pik_wrap_pi(L->psi[p] - P->psi[pp])) <= window)) {
                         continue;
                     }
                     for (bb = 0; bb < 8; ++bb) {
@@ -822,7 +866,7 @@ int pik_srs_path_ws(const pik_srs_model *m, const pik_real *Ts, int n, const pik
     }
     report_init(r);
     srs_path_stats(m, W.rows, n, q_start, r);
-    if (!(r->max_step_rad < greedy_step)) { /* the greedy path was as good: keep it */
+    if (!(r->max_step_rad * SRS_GLOBAL_GAIN < greedy_step)) { /* the greedy path was about as good: keep it */
         report_init(r);
         srs_path_stats(m, Q_out, n, q_start, r);
         return PIK_OK;
