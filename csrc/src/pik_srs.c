@@ -692,6 +692,14 @@ typedef struct lin3 {
 
 static pik_real lin_eval(lin3 f, pik_real s, pik_real c) { return f.a * s + f.b * c + f.c; }
 
+/* cos(t - t_c) from t and (sin, cos) of t_c. */
+static pik_real cos_diff(pik_real t, pik_real s_c, pik_real c_c)
+{
+    pik_real st, ct;
+    pik_sincos_r(t, &st, &ct);
+    return ct * c_c + st * s_c;
+}
+
 /* Roots in [-pi, pi] of a sin psi + b cos psi + c = 0 (at most 2). */
 static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
 {
@@ -1187,6 +1195,7 @@ typedef struct srs_search {
     int lin_state[2];            /* per arm: -1 never use the linear form, 0 not built yet, 1 built */
     pik_real t4[2];              /* per arm: the elbow angle */
     srs_lin_arm lin[2];          /* per arm: the linear form (arm_lin), built on first use */
+    pik_real sc_c[7], cc_c[7];   /* NEAREST: sin and cos of q_current's angles t */
 } srs_search;
 
 /* Arm g's linear form, built on first use. */
@@ -1256,6 +1265,48 @@ static pik_real visit_branch(srs_search *S, int b, pik_real psi)
     return visit(S, (b >> 1) & 1, psi, b, 0);
 }
 
+/* A lower bound of branch b's cost at psi for the NEAREST policy, from arm g's linear form without
+ * an atan2 or the kernel: joint j's term w_j (q_j - q_current_j)^2 is at least w_j d^2 with d the
+ * angle between t_j and q_current's t_j (a 2pi shift only moves q farther), d^2 >= 2 (1 - cos d),
+ * and the kernel's penalties are >= 0. A joint whose direction is ill-defined (t1, t3 next to a
+ * shoulder singularity) contributes nothing. */
+static pik_real probe_bound(srs_search *S, int b, pik_real psi)
+{
+    const srs_lin_arm *L = search_lin(S, (b >> 1) & 1);
+    const pik_real *w = S->sc.o->weights;
+    pik_real sp, cp, lb, cosd;
+    int i;
+    pik_sincos_r(psi, &sp, &cp);
+    cosd = cos_diff(S->t4[(b >> 1) & 1], S->sc_c[3], S->cc_c[3]);
+    lb = 2 * (w ? w[3] : 1) * (1 - cosd);
+    for (i = 0; i < 6; ++i) {
+        int j = srs_joint_of[i];
+        int flipped = (i < 3 ? (b & 1) : (b & 4)) != 0;
+        pik_real d = lin_eval(L->d[i], sp, cp), n, nrm;
+        if (SRS_IS_COS(i)) { /* t = acos(d): (sin, cos) = (sqrt(1 - d^2), d) */
+            d = d > 1 ? 1 : (d < -1 ? -1 : d);
+            n = pik_sqrt((1 - d) * (1 + d));
+            nrm = 1;
+            if (flipped) {
+                n = -n;
+            }
+        } else {
+            n = lin_eval(L->n[i], sp, cp);
+            nrm = pik_sqrt(n * n + d * d);
+            if (!(nrm >= SRS_LIN_SING_MIN)) {
+                continue;
+            }
+            if (flipped) {
+                n = -n;
+                d = -d;
+            }
+        }
+        cosd = (d * S->cc_c[j] + n * S->sc_c[j]) / nrm;
+        lb += 2 * (w ? w[j] : 1) * (1 - cosd);
+    }
+    return lb;
+}
+
 /* The minimisers' psi resolution: they stop when the minimum is bracketed to about twice this. */
 #define SRS_SEARCH_TOL PIK_TOL(1e-9, 1e-6)
 
@@ -1268,7 +1319,8 @@ static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, p
 {
     const pik_real cgold = PIK_R(0.3819660112501051);
     const pik_real tol = SRS_SEARCH_TOL;
-    pik_real d = 0, e = c - a, u, fu;
+    pik_real d = c - a, e = c - a, u, fu; /* as if the last two steps spanned the bracket: the first two
+                                           * parabolas are accepted when they fall inside it */
     int it;
     for (it = 0; it < 80; ++it) {
         pik_real xm = PIK_R(0.5) * (a + c);
@@ -1716,7 +1768,11 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
         int b_c = (th_c[1] < 0) | ((th_c[3] < 0) << 1) | ((th_c[5] < 0) << 2), near_mask = 0, k;
         const pik_real near = PIK_R(0.05);
         srs_best probe;
+        int accept;
         pik_srs_arm_angle(m, q_current_rad, &psi_c);
+        for (k = 0; k < 7; ++k) {
+            pik_sincos_r(th_c[k], &S.sc_c[k], &S.cc_c[k]);
+        }
         if (P.n_gc4 == 1) {
             b_c &= ~2;
         }
@@ -1736,25 +1792,29 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
                 lb_other = lb[b];
             }
         }
-        probe.found = 0;
-        probe.cost = PIK_HUGE;
-        S.best = &probe;
-        for (b = 0; b < 8; ++b) {
-            if (near_mask & (1 << b)) {
-                for (k = 0; k < 8; ++k) {
-                    visit_branch(&S, b, -PIK_PI + ((pik_real)k + PIK_R(0.5)) * (PIK_TWO_PI / PIK_R(8.0)));
-                }
-            }
-        }
-        S.best = &best;
         /* Next to a singularity (near_mask has more than q_current's branch) the cost varies on the
          * scale of q_current's distance from it, finer than the local search's steps: only an exact
          * hold (cost ~0, and every cost is >= 0) is accepted without the branch and bound. */
-        if (!(best.found && (best.cost <= SRS_COST_TOL || (near_mask == (1 << b_c) && (!probe.found || best.cost <= probe.cost) &&
-                                                           best.cost <= lb_other)))) {
-            if (probe.found && (!best.found || probe.cost < best.cost)) {
+        accept = best.found && best.cost <= SRS_COST_TOL;
+        if (!accept && best.found && near_mask == (1 << b_c) && best.cost <= lb_other) {
+            /* The probe decides; a point whose bound (no atan2) already exceeds the local minimum
+             * cannot be better, so only the others are visited. */
+            probe.found = 0;
+            probe.cost = PIK_HUGE;
+            S.best = &probe;
+            for (k = 0; k < 8; ++k) {
+                pik_real psi = -PIK_PI + ((pik_real)k + PIK_R(0.5)) * (PIK_TWO_PI / PIK_R(8.0));
+                if (probe_bound(&S, b_c, psi) <= best.cost + SRS_COST_TOL) {
+                    visit_branch(&S, b_c, psi);
+                }
+            }
+            S.best = &best;
+            accept = !probe.found || best.cost <= probe.cost;
+            if (!accept && probe.cost < best.cost) {
                 best = probe;
             }
+        }
+        if (!accept) {
             for (g = 0; g < P.n_gc4; ++g) {
                 int needed = 0;
                 for (b = 0; b < 8; ++b) {
