@@ -1506,7 +1506,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
     const pik_srs_model *m = S->m;
     const pik_select_options *o = S->sc.o;
     const srs_lin_arm *L = search_lin(S, g);
-    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7];
+    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7], sing;
     int nb, i, k, j;
     if (L->half_singular[0] || L->half_singular[1]) {
         scan_branches(S, g);
@@ -1517,10 +1517,10 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
         visit(S, g, L->sing_psi[j], -1, 0);
     }
-    visit(S, g, br[0], -1, rep_a);
+    search_thetas(S, g, br[0], rep_a, &sing);
     for (i = 0; i + 1 < nb; ++i) {
         pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1), sm, cm, rate[6];
-        visit(S, g, a1, -1, rep_b);
+        search_thetas(S, g, a1, rep_b, &sing);
         if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(L, mid)) {
             memcpy(rep_a, rep_b, sizeof rep_a);
             continue;
@@ -1580,8 +1580,10 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
                 lb = -margin_ub;
             }
             if (!S->best->found || lb < S->best->cost - SRS_COST_TOL) {
-                /* the ends themselves were visited as breakpoints: an optimum on a limit is found there
-                 * or approached to SRS_SEARCH_TOL by Brent's minimiser */
+                /* the ends first (an optimum on a limit is there), then the inside; the ends of pruned
+                 * cells need no visit: the bound covers them */
+                visit_branch(S, b, a0);
+                visit_branch(S, b, a1);
                 minimise_on(S, b, a0, a1);
             }
         }
