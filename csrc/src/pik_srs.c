@@ -41,6 +41,14 @@
 /* Costs within this of each other are equal (a squared joint distance: 1e-20 is 1e-10 rad). */
 #define SRS_COST_TOL PIK_TOL(1e-20, 1e-10)
 
+/* Keeps a function's locals in its own frame instead of its caller's (GCC inlines static functions
+ * called once): pik_srs_select's stack is the deepest of its policies' chains, not their sum. */
+#if defined(__GNUC__)
+#define SRS_NOINLINE __attribute__((noinline))
+#else
+#define SRS_NOINLINE
+#endif
+
 static const pik_real alpha_sign[7] = {-1, 1, 1, -1, -1, 1, 0};
 
 /* ---------------------------------------------------------------- small 3x3 helpers (row-major) */
@@ -608,7 +616,7 @@ static int solve_at_psi(const pik_srs_model *m, const srs_pose *P, pik_real psi,
 
 /* Branch b's solution at psi with the FK self-check: solve_at_psi for one branch, without a
  * solution set (pik_srs_select's stack). Returns 0 when the self-check fails. */
-static int solve_branch(const pik_srs_model *m, const srs_pose *P, pik_real psi, const pik_real *seed_theta, int b,
+SRS_NOINLINE static int solve_branch(const pik_srs_model *m, const srs_pose *P, pik_real psi, const pik_real *seed_theta, int b,
                         pik_solution *sol)
 {
     srs_arm A;
@@ -1192,30 +1200,31 @@ typedef struct srs_search {
     unsigned allowed;            /* branch mask the caller permits */
     int blocked;                 /* keep_branch rejected a candidate */
     srs_best *best;              /* where visit keeps the best candidate */
-    int lin_state[2];            /* per arm: -1 never use the linear form, 0 not built yet, 1 built */
-    pik_real t4[2];              /* per arm: the elbow angle */
-    srs_lin_arm lin[2];          /* per arm: the linear form (arm_lin), built on first use */
+    int lin_g;                   /* the arm whose linear form `lin` holds: -1 none, -2 never use it */
+    pik_real t4;                 /* that arm's elbow angle */
+    srs_lin_arm lin;             /* one arm's linear form (arm_lin), built on first use; one slot (stack):
+                                  * the searches take the arms one after the other */
     pik_real sc_c[7], cc_c[7];   /* NEAREST: sin and cos of q_current's angles t */
 } srs_search;
 
-/* Arm g's linear form, built on first use. */
+/* Arm g's linear form, built when another arm's (or none) is held. */
 static const srs_lin_arm *search_lin(srs_search *S, int g)
 {
-    if (S->lin_state[g] <= 0) {
-        arm_lin(S->P, g, &S->lin[g]);
-        S->t4[g] = pik_atan2_unit_r((g ? -1 : 1) * S->P->s4, S->P->c4);
-        S->lin_state[g] = 1;
+    if (S->lin_g != g) {
+        arm_lin(S->P, g, &S->lin);
+        S->t4 = pik_atan2_unit_r((g ? -1 : 1) * S->P->s4, S->P->c4);
+        S->lin_g = g;
     }
-    return &S->lin[g];
+    return &S->lin;
 }
 
 /* Representative joint angles of arm g at psi: from the linear form where it is accurate (a search
  * evaluates an arm many times, so building the form once pays), else arm_thetas. */
 static void search_thetas(srs_search *S, int g, pik_real psi, pik_real rep[7], pik_real *sing)
 {
-    if (S->lin_state[g] >= 0) {
-        const srs_lin_arm *L = search_lin(S, g); /* before reading t4[g], which it sets */
-        if (lin_thetas(L, S->t4[g], S->P->s4, psi, rep, sing)) {
+    if (S->lin_g != -2) {
+        const srs_lin_arm *L = search_lin(S, g); /* before reading t4, which it sets */
+        if (lin_thetas(L, S->t4, S->P->s4, psi, rep, sing)) {
             return;
         }
     }
@@ -1277,7 +1286,7 @@ static pik_real probe_bound(srs_search *S, int b, pik_real psi)
     pik_real sp, cp, lb, cosd;
     int i;
     pik_sincos_r(psi, &sp, &cp);
-    cosd = cos_diff(S->t4[(b >> 1) & 1], S->sc_c[3], S->cc_c[3]);
+    cosd = cos_diff(S->t4, S->sc_c[3], S->cc_c[3]);
     lb = 2 * (w ? w[3] : 1) * (1 - cosd);
     for (i = 0; i < 6; ++i) {
         int j = srs_joint_of[i];
@@ -1646,7 +1655,7 @@ static void widest_cell(srs_widest_ctx *W, pik_real lo, pik_real hi, unsigned ma
 }
 
 /* The WIDEST policy: the centre of the widest feasible interval of the allowed branches, visited. */
-static void widest(srs_search *S)
+SRS_NOINLINE static void widest(srs_search *S)
 {
     srs_limit_arcs A;
     srs_widest_ctx W;
@@ -1745,7 +1754,7 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     best.branch = 0;
     S.best = &best;
     /* one arm angle per arm: arm_thetas directly; every other policy evaluates arms many times */
-    S.lin_state[0] = S.lin_state[1] = policy == PIK_PSI_GIVEN ? -1 : 0;
+    S.lin_g = policy == PIK_PSI_GIVEN ? -2 : -1;
 
     if (policy == PIK_PSI_GIVEN) {
         pik_real psi = pik_wrap_pi(*psi_rad_inout);
