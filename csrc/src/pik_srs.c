@@ -41,6 +41,14 @@
 /* Costs within this of each other are equal (a squared joint distance: 1e-20 is 1e-10 rad). */
 #define SRS_COST_TOL PIK_TOL(1e-20, 1e-10)
 
+/* Keeps a function's locals in its own frame instead of its caller's (GCC inlines static functions
+ * called once): pik_srs_select's stack is the deepest of its policies' chains, not their sum. */
+#if defined(__GNUC__)
+#define SRS_NOINLINE __attribute__((noinline))
+#else
+#define SRS_NOINLINE
+#endif
+
 static const pik_real alpha_sign[7] = {-1, 1, 1, -1, -1, 1, 0};
 
 /* ---------------------------------------------------------------- small 3x3 helpers (row-major) */
@@ -524,10 +532,26 @@ static void q_of_thetas(const pik_srs_model *m, const pik_real th[7], pik_real q
     }
 }
 
+/* The solution of arm A (checked, with its angles) on the branch of `flags`. */
+static void srs_solution(const pik_srs_model *m, const srs_arm *A, uint32_t flags, pik_solution *sol)
+{
+    pik_real th[7];
+    int i, in = 1;
+    branch_thetas((int)(flags & PIK_BRANCH_MASK), A->theta, th);
+    q_of_thetas(m, th, sol->q_rad);
+    for (i = 0; i < 7; ++i) {
+        in &= pik_within(sol->q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+    }
+    sol->flags = flags | (in ? PIK_FLAG_IN_LIMITS : 0u);
+    sol->pos_err_m = A->pos_err;
+    sol->rot_err_rad = A->rot_err;
+    sol->singularity = srs_singularity(A->s[1], A->s[3], A->s[5]);
+}
+
 /* Emits the GC2 x GC6 solutions of one arm in branch_mask. */
 static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_mask, pik_solution_set *out)
 {
-    int a, b, i;
+    int a, b;
     if (!A->ok) {
         out->rejected += A->n_gc2 * A->n_gc6;
         return;
@@ -536,9 +560,6 @@ static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_m
         for (b = 0; b < 2; ++b) {
             uint32_t flags = A->flags | (a ? PIK_FLAG_SHOULDER_BACK : 0u) | (b ? PIK_FLAG_WRIST_FLIP : 0u);
             uint32_t base = A->flags & PIK_FLAG_ELBOW_B;
-            pik_real th[7];
-            pik_solution *sol;
-            int in = 1;
             if (!(branch_mask & (1u << (flags & PIK_BRANCH_MASK)))) {
                 continue;
             }
@@ -548,16 +569,7 @@ static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_m
                 (b && A->n_gc6 == 1 && (branch_mask & (1u << (base | (a ? PIK_FLAG_SHOULDER_BACK : 0u)))))) {
                 continue;
             }
-            branch_thetas((int)(flags & PIK_BRANCH_MASK), A->theta, th);
-            sol = &out->sol[out->count++];
-            q_of_thetas(m, th, sol->q_rad);
-            for (i = 0; i < 7; ++i) {
-                in &= pik_within(sol->q_rad[i], m->lower_rad[i], m->upper_rad[i]);
-            }
-            sol->flags = flags | (in ? PIK_FLAG_IN_LIMITS : 0u);
-            sol->pos_err_m = A->pos_err;
-            sol->rot_err_rad = A->rot_err;
-            sol->singularity = srs_singularity(A->s[1], A->s[3], A->s[5]);
+            srs_solution(m, A, flags, &out->sol[out->count++]);
         }
     }
 }
@@ -600,6 +612,23 @@ static int solve_at_psi(const pik_srs_model *m, const srs_pose *P, pik_real psi,
         }
     }
     return out->count > 0 ? PIK_OK : PIK_UNREACHABLE;
+}
+
+/* Branch b's solution at psi with the FK self-check: solve_at_psi for one branch, without a
+ * solution set (pik_srs_select's stack). Returns 0 when the self-check fails. */
+SRS_NOINLINE static int solve_branch(const pik_srs_model *m, const srs_pose *P, pik_real psi, const pik_real *seed_theta, int b,
+                        pik_solution *sol)
+{
+    srs_arm A;
+    pik_real spsi, cpsi;
+    pik_sincos_r(psi, &spsi, &cpsi);
+    solve_arm(m, P, (b >> 1) & 1, spsi, cpsi, seed_theta, &A);
+    if (!A.ok) {
+        return 0;
+    }
+    pik_atan2_unit_many(A.s, A.c, A.theta, 7);
+    srs_solution(m, &A, A.flags | ((unsigned)b & (PIK_FLAG_SHOULDER_BACK | PIK_FLAG_WRIST_FLIP)), sol);
+    return 1;
 }
 
 int pik_srs_ik(const pik_srs_model *m, const pik_real T[16], pik_real psi_rad, const pik_real *seed_q_rad,
@@ -670,6 +699,14 @@ typedef struct lin3 {
 } lin3;
 
 static pik_real lin_eval(lin3 f, pik_real s, pik_real c) { return f.a * s + f.b * c + f.c; }
+
+/* cos(t - t_c) from t and (sin, cos) of t_c. */
+static pik_real cos_diff(pik_real t, pik_real s_c, pik_real c_c)
+{
+    pik_real st, ct;
+    pik_sincos_r(t, &st, &ct);
+    return ct * c_c + st * s_c;
+}
 
 /* Roots in [-pi, pi] of a sin psi + b cos psi + c = 0 (at most 2). */
 static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
@@ -868,6 +905,58 @@ static void arm_thetas(const srs_pose *P, int g, pik_real psi, const pik_real *s
     arm_sincos(P, g, spsi, cpsi, seed_theta, &A, &W);
     pik_atan2_unit_many(A.s, A.c, th, 7);
     *singularity = srs_singularity(A.s[1], A.s[3], A.s[5]);
+}
+
+/* Where |sin t2| and |sin t6| are at least this, the search takes the joints from the linear form
+ * (lin_thetas); nearer a shoulder or wrist singularity, t1 and t3 (t5 and t7) are directions of
+ * vectors of length |sin t2| (|sin t6|) and arm_thetas, which keeps the seed's split there, is used. */
+#define SRS_LIN_SING_MIN PIK_TOL(1e-4, 1e-2)
+
+/* arm_thetas from arm g's linear form L (arm_lin): each (sin, cos) pair is two entries of R03(psi) or
+ * R47(psi), a sin psi + b cos psi + c, so one evaluation costs 16 products instead of building the
+ * two rotations. t4 is the arm's constant elbow angle. Returns 0 (th untouched) near a shoulder or
+ * wrist singularity, where the caller falls back to arm_thetas. */
+static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_real psi, pik_real th[7],
+                      pik_real *singularity)
+{
+    pik_real sp, cp, s[6], c[6], t[6], n2, n6, i2, i6;
+    pik_sincos_r(psi, &sp, &cp);
+    s[0] = lin_eval(L->n[0], sp, cp);
+    c[0] = lin_eval(L->d[0], sp, cp);
+    s[3] = lin_eval(L->n[3], sp, cp);
+    c[3] = lin_eval(L->d[3], sp, cp);
+    /* |sin t2| = |(R03[1][1], R03[0][1])| and |sin t6| likewise, as in arm_sincos */
+    n2 = pik_sqrt(s[0] * s[0] + c[0] * c[0]);
+    n6 = pik_sqrt(s[3] * s[3] + c[3] * c[3]);
+    if (!(n2 >= SRS_LIN_SING_MIN && n6 >= SRS_LIN_SING_MIN)) {
+        return 0;
+    }
+    i2 = 1 / n2;
+    i6 = 1 / n6;
+    s[0] *= i2;
+    c[0] *= i2;
+    s[3] *= i6;
+    c[3] *= i6;
+    s[1] = n2;
+    c[1] = lin_eval(L->d[1], sp, cp);
+    s[4] = n6;
+    c[4] = lin_eval(L->d[4], sp, cp);
+    /* t3's and t7's pairs have the same length as t1's and t5's (rows of unit vectors scaled by
+     * sin t2, sin t6) */
+    s[2] = i2 * lin_eval(L->n[2], sp, cp);
+    c[2] = i2 * lin_eval(L->d[2], sp, cp);
+    s[5] = i6 * lin_eval(L->n[5], sp, cp);
+    c[5] = i6 * lin_eval(L->d[5], sp, cp);
+    pik_atan2_unit_many(s, c, t, 6);
+    th[0] = t[0];
+    th[1] = t[1];
+    th[2] = t[2];
+    th[3] = t4;
+    th[4] = t[3];
+    th[5] = t[4];
+    th[6] = t[5];
+    *singularity = srs_singularity(n2, s4_abs, n6);
+    return 1;
 }
 
 /* ---------------------------------------------------------------- feasible arm angles */
@@ -1095,6 +1184,13 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
 
 /* ---------------------------------------------------------------- choosing psi */
 
+/* The best candidate of a search (or of the fast path's probe). */
+typedef struct srs_best {
+    int found;
+    pik_real cost, psi;
+    int branch;
+} srs_best;
+
 /* The search state of one pik_srs_select call. */
 typedef struct srs_search {
     const pik_srs_model *m;
@@ -1103,10 +1199,37 @@ typedef struct srs_search {
     const pik_real *seed_theta;  /* q_current's t, NULL without q_current */
     unsigned allowed;            /* branch mask the caller permits */
     int blocked;                 /* keep_branch rejected a candidate */
-    int found;
-    pik_real cost, psi;
-    int branch;
+    srs_best *best;              /* where visit keeps the best candidate */
+    int lin_g;                   /* the arm whose linear form `lin` holds: -1 none, -2 never use it */
+    pik_real t4;                 /* that arm's elbow angle */
+    srs_lin_arm lin;             /* one arm's linear form (arm_lin), built on first use; one slot (stack):
+                                  * the searches take the arms one after the other */
+    pik_real sc_c[7], cc_c[7];   /* NEAREST: sin and cos of q_current's angles t */
 } srs_search;
+
+/* Arm g's linear form, built when another arm's (or none) is held. */
+static const srs_lin_arm *search_lin(srs_search *S, int g)
+{
+    if (S->lin_g != g) {
+        arm_lin(S->P, g, &S->lin);
+        S->t4 = pik_atan2_unit_r((g ? -1 : 1) * S->P->s4, S->P->c4);
+        S->lin_g = g;
+    }
+    return &S->lin;
+}
+
+/* Representative joint angles of arm g at psi: from the linear form where it is accurate (a search
+ * evaluates an arm many times, so building the form once pays), else arm_thetas. */
+static void search_thetas(srs_search *S, int g, pik_real psi, pik_real rep[7], pik_real *sing)
+{
+    if (S->lin_g != -2) {
+        const srs_lin_arm *L = search_lin(S, g); /* before reading t4, which it sets */
+        if (lin_thetas(L, S->t4, S->P->s4, psi, rep, sing)) {
+            return;
+        }
+    }
+    arm_thetas(S->P, g, psi, S->seed_theta, rep, sing);
+}
 
 /* Scores branch `want` of arm g at psi, or every allowed branch of g for want = -1; keeps the best.
  * Returns branch `want`'s cost (HUGE when it does not qualify). rep_out (may be NULL) receives the
@@ -1114,8 +1237,9 @@ typedef struct srs_search {
 static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *rep_out)
 {
     pik_real rep[7], th[7], q[7], sing, want_cost = PIK_HUGE;
+    srs_best *B = S->best;
     int k;
-    arm_thetas(S->P, g, psi, S->seed_theta, rep, &sing);
+    search_thetas(S, g, psi, rep, &sing);
     if (rep_out) {
         memcpy(rep_out, rep, sizeof rep);
     }
@@ -1135,11 +1259,11 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
         if (b == want) {
             want_cost = r.cost;
         }
-        if (!S->found || r.cost < S->cost) {
-            S->found = 1;
-            S->cost = r.cost;
-            S->psi = psi;
-            S->branch = b;
+        if (!B->found || r.cost < B->cost) {
+            B->found = 1;
+            B->cost = r.cost;
+            B->psi = psi;
+            B->branch = b;
         }
     }
     return want_cost;
@@ -1150,33 +1274,132 @@ static pik_real visit_branch(srs_search *S, int b, pik_real psi)
     return visit(S, (b >> 1) & 1, psi, b, 0);
 }
 
-/* Minimises branch b's cost on [lo, hi] by golden-section search with parabolic steps (the cost is
- * smooth in psi between breakpoints). */
-static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi, int iterations)
+/* A lower bound of branch b's cost at psi for the NEAREST policy, from arm g's linear form without
+ * an atan2 or the kernel: joint j's term w_j (q_j - q_current_j)^2 is at least w_j d^2 with d the
+ * angle between t_j and q_current's t_j (a 2pi shift only moves q farther), d^2 >= 2 (1 - cos d),
+ * and the kernel's penalties are >= 0. A joint whose direction is ill-defined (t1, t3 next to a
+ * shoulder singularity) contributes nothing. */
+static pik_real probe_bound(srs_search *S, int b, pik_real psi)
 {
-    const pik_real ratio = PIK_R(0.6180339887498949);
-    pik_real x1 = hi - ratio * (hi - lo), x2 = lo + ratio * (hi - lo);
-    pik_real f1 = visit_branch(S, b, x1), f2 = visit_branch(S, b, x2);
-    int it;
-    for (it = 0; it < iterations && hi - lo > SRS_PSI_EPS; ++it) {
-        if (f1 <= f2) {
-            hi = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = hi - ratio * (hi - lo);
-            f1 = visit_branch(S, b, x1);
+    const srs_lin_arm *L = search_lin(S, (b >> 1) & 1);
+    const pik_real *w = S->sc.o->weights;
+    pik_real sp, cp, lb, cosd;
+    int i;
+    pik_sincos_r(psi, &sp, &cp);
+    cosd = cos_diff(S->t4, S->sc_c[3], S->cc_c[3]);
+    lb = 2 * (w ? w[3] : 1) * (1 - cosd);
+    for (i = 0; i < 6; ++i) {
+        int j = srs_joint_of[i];
+        int flipped = (i < 3 ? (b & 1) : (b & 4)) != 0;
+        pik_real d = lin_eval(L->d[i], sp, cp), n, nrm;
+        if (SRS_IS_COS(i)) { /* t = acos(d): (sin, cos) = (sqrt(1 - d^2), d) */
+            d = d > 1 ? 1 : (d < -1 ? -1 : d);
+            n = pik_sqrt((1 - d) * (1 + d));
+            nrm = 1;
+            if (flipped) {
+                n = -n;
+            }
         } else {
-            lo = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = lo + ratio * (hi - lo);
-            f2 = visit_branch(S, b, x2);
+            n = lin_eval(L->n[i], sp, cp);
+            nrm = pik_sqrt(n * n + d * d);
+            if (!(nrm >= SRS_LIN_SING_MIN)) {
+                continue;
+            }
+            if (flipped) {
+                n = -n;
+                d = -d;
+            }
+        }
+        cosd = (d * S->cc_c[j] + n * S->sc_c[j]) / nrm;
+        lb += 2 * (w ? w[j] : 1) * (1 - cosd);
+    }
+    return lb;
+}
+
+/* The minimisers' psi resolution: they stop when the minimum is bracketed to about twice this. */
+#define SRS_SEARCH_TOL PIK_TOL(1e-9, 1e-6)
+
+/* Brent's minimiser (parabolic steps, golden-section steps where a parabola is unusable or does not
+ * shrink the bracket fast enough) of branch b's cost on [a, c] from x (cost fx, a <= x <= c). w, v
+ * (costs fw, fv) are two earlier points for the first parabola (x for none). Golden section alone
+ * needs ~45 evaluations for 1e-9 of a 0.1 rad cell; Brent ~10 where the minimum is smooth. */
+static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, pik_real fx, pik_real w, pik_real fw,
+                     pik_real v, pik_real fv, int iterations)
+{
+    const pik_real cgold = PIK_R(0.3819660112501051);
+    const pik_real tol = SRS_SEARCH_TOL;
+    pik_real d = c - a, e = c - a, u, fu; /* as if the last two steps spanned the bracket: the first two
+                                           * parabolas are accepted when they fall inside it */
+    int it;
+    for (it = 0; it < iterations; ++it) {
+        pik_real xm = PIK_R(0.5) * (a + c);
+        int golden = 1;
+        if (pik_fabs(x - xm) <= 2 * tol - PIK_R(0.5) * (c - a)) {
+            break; /* [a, c] is within 2 tol of x on both sides */
+        }
+        if (pik_fabs(e) > tol && fx < PIK_HUGE && fw < PIK_HUGE && fv < PIK_HUGE && w != x && v != x && v != w) {
+            pik_real r = (x - w) * (fx - fv), q = (x - v) * (fx - fw), p = (x - v) * q - (x - w) * r, etemp = e;
+            q = 2 * (q - r);
+            if (q > 0) {
+                p = -p;
+            }
+            q = pik_fabs(q);
+            /* accepted when inside the bracket and smaller than half the step before last */
+            if (pik_fabs(p) < pik_fabs(PIK_R(0.5) * q * etemp) && p > q * (a - x) && p < q * (c - x)) {
+                e = d;
+                d = p / q;
+                u = x + d;
+                if (u - a < 2 * tol || c - u < 2 * tol) {
+                    d = xm >= x ? tol : -tol;
+                }
+                golden = 0;
+            }
+        }
+        if (golden) {
+            e = x >= xm ? a - x : c - x;
+            d = cgold * e;
+        }
+        u = pik_fabs(d) >= tol ? x + d : x + (d >= 0 ? tol : -tol);
+        fu = visit_branch(S, b, u);
+        if (fu <= fx) {
+            if (u >= x) {
+                a = x;
+            } else {
+                c = x;
+            }
+            v = w; fv = fw;
+            w = x; fw = fx;
+            x = u; fx = fu;
+        } else {
+            if (u < x) {
+                a = u;
+            } else {
+                c = u;
+            }
+            if (fu <= fw || w == x) {
+                v = w; fv = fw;
+                w = u; fw = fu;
+            } else if (fu <= fv || v == x || v == w) {
+                v = u; fv = fu;
+            }
         }
     }
 }
 
+/* Minimises branch b's cost on [lo, hi] (smooth in psi between breakpoints) from its middle, in at
+ * most 41 evaluations (the 56 golden steps before took 58): the worst case of the branch and bound
+ * is this times its cells. */
+static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi)
+{
+    pik_real x = PIK_R(0.5) * (lo + hi);
+    if (hi - lo <= SRS_PSI_EPS) {
+        return;
+    }
+    brent_on(S, b, lo, hi, x, visit_branch(S, b, x), x, PIK_HUGE, x, PIK_HUGE, 40);
+}
+
 /* Local search of branch b from psi0: bracket the minimum by walking downhill with growing steps,
- * then successive parabolic interpolation (golden steps where the parabola is unusable). */
+ * then Brent's minimiser in the bracket. */
 static void local_search(srs_search *S, int b, pik_real psi0)
 {
     pik_real a, x, c, fa, fx, fc, step = PIK_R(0.02);
@@ -1207,24 +1430,7 @@ static void local_search(srs_search *S, int b, pik_real psi0)
     if (!(fx <= fa && fx <= fc)) {
         return;
     }
-    for (it = 0; it < 40 && c - a > PIK_R(1e-9); ++it) {
-        pik_real num = (x - a) * (x - a) * (fx - fc) - (x - c) * (x - c) * (fx - fa);
-        pik_real den = (x - a) * (fx - fc) - (x - c) * (fx - fa);
-        pik_real u, fu;
-        int parabolic = den != 0 && fa < PIK_HUGE && fc < PIK_HUGE;
-        u = parabolic ? x - PIK_R(0.5) * num / den : 0;
-        if (!parabolic || !(u > a && u < c) || pik_fabs(u - x) < PIK_R(1e-10)) {
-            u = (x - a > c - x) ? x - PIK_R(0.381966) * (x - a) : x + PIK_R(0.381966) * (c - x);
-        }
-        fu = visit_branch(S, b, u);
-        if (fu <= fx) {
-            if (u < x) { c = x; fc = fx; } else { a = x; fa = fx; }
-            x = u;
-            fx = fu;
-        } else {
-            if (u < x) { a = u; fa = fu; } else { c = u; fc = fu; }
-        }
-    }
+    brent_on(S, b, a, c, x, fx, a, fa, c, fc, 40);
 }
 
 /* Angular distance |wrap(a - b)|. */
@@ -1294,7 +1500,7 @@ static void scan_branches(srs_search *S, int g)
         for (i = 0; i < NS; ++i) {
             pik_real fl = f[(i + NS - 1) % NS], fr = f[(i + 1) % NS], x = -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)i;
             if (f[i] < PIK_HUGE && f[i] <= fl && f[i] <= fr) {
-                minimise_on(S, b, x - PIK_TWO_PI / NS, x + PIK_TWO_PI / NS, 48);
+                minimise_on(S, b, x - PIK_TWO_PI / NS, x + PIK_TWO_PI / NS);
             }
         }
     }
@@ -1310,30 +1516,29 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
 {
     const pik_srs_model *m = S->m;
     const pik_select_options *o = S->sc.o;
-    srs_lin_arm L;
-    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7];
+    const srs_lin_arm *L = search_lin(S, g);
+    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7], sing;
     int nb, i, k, j;
-    arm_lin(S->P, g, &L);
-    if (L.half_singular[0] || L.half_singular[1]) {
+    if (L->half_singular[0] || L->half_singular[1]) {
         scan_branches(S, g);
         return;
     }
-    nb = arm_breaks(m, &L, 1, br);
-    for (j = 0; j < L.n_sing; ++j) {
+    nb = arm_breaks(m, L, 1, br);
+    for (j = 0; j < L->n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
-        visit(S, g, L.sing_psi[j], -1, 0);
+        visit(S, g, L->sing_psi[j], -1, 0);
     }
-    visit(S, g, br[0], -1, rep_a);
+    search_thetas(S, g, br[0], rep_a, &sing);
     for (i = 0; i + 1 < nb; ++i) {
         pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1), sm, cm, rate[6];
-        visit(S, g, a1, -1, rep_b);
-        if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(&L, mid)) {
+        search_thetas(S, g, a1, rep_b, &sing);
+        if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(L, mid)) {
             memcpy(rep_a, rep_b, sizeof rep_a);
             continue;
         }
         pik_sincos_r(mid, &sm, &cm);
         for (k = 0; k < 6; ++k) {
-            rate[k] = lin_eval(joint_rate(&L, k), sm, cm);
+            rate[k] = lin_eval(joint_rate(L, k), sm, cm);
         }
         for (k = 0; k < 4; ++k) {
             int b = SRS_BRANCH(g, k), jj, feasible = 1;
@@ -1348,7 +1553,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
                 int kk = jj < 3 ? jj : jj - 1;
                 if (jj == 3) {
                     sweep = 0;
-                } else if (L.half_singular[kk / 3]) {
+                } else if (L->half_singular[kk / 3]) {
                     continue; /* t1 + t3 (t5 + t7) only: no bound from these joints */
                 } else {
                     /* monotone: the sweep's sign is the rate's; t2 and t6 run backwards on the flipped branch */
@@ -1385,10 +1590,12 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
             if (!S->sc.q_current) {
                 lb = -margin_ub;
             }
-            if (!S->found || lb < S->cost - SRS_COST_TOL) {
-                /* the ends themselves were visited as breakpoints: an optimum on a limit is found there
-                 * or approached to 0.618^56 of the cell */
-                minimise_on(S, b, a0, a1, 56);
+            if (!S->best->found || lb < S->best->cost - SRS_COST_TOL) {
+                /* the ends first (an optimum on a limit is there), then the inside; the ends of pruned
+                 * cells need no visit: the bound covers them */
+                visit_branch(S, b, a0);
+                visit_branch(S, b, a1);
+                minimise_on(S, b, a0, a1);
             }
         }
         memcpy(rep_a, rep_b, sizeof rep_a);
@@ -1448,7 +1655,7 @@ static void widest_cell(srs_widest_ctx *W, pik_real lo, pik_real hi, unsigned ma
 }
 
 /* The WIDEST policy: the centre of the widest feasible interval of the allowed branches, visited. */
-static void widest(srs_search *S)
+SRS_NOINLINE static void widest(srs_search *S)
 {
     srs_limit_arcs A;
     srs_widest_ctx W;
@@ -1507,7 +1714,8 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     const pik_select_options *o = opts ? opts : &zero_opts;
     srs_pose P;
     srs_search S;
-    pik_solution_set set;
+    srs_best best;
+    pik_solution sol;
     pik_real th_c[7], q_sel[7];
     pik_score_out r;
     int st, b, g, verdict;
@@ -1540,10 +1748,13 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
         S.allowed &= 0x33u; /* elbow stretched: one elbow branch */
     }
     S.blocked = 0;
-    S.found = 0;
-    S.cost = PIK_HUGE;
-    S.psi = 0;
-    S.branch = 0;
+    best.found = 0;
+    best.cost = PIK_HUGE;
+    best.psi = 0;
+    best.branch = 0;
+    S.best = &best;
+    /* one arm angle per arm: arm_thetas directly; every other policy evaluates arms many times */
+    S.lin_g = policy == PIK_PSI_GIVEN ? -2 : -1;
 
     if (policy == PIK_PSI_GIVEN) {
         pik_real psi = pik_wrap_pi(*psi_rad_inout);
@@ -1552,7 +1763,7 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
         }
     } else if (policy == PIK_PSI_WIDEST) {
         widest(&S);
-        if (!S.found) { /* nothing wide enough to be numerically safe: the largest margin instead */
+        if (!best.found) { /* nothing wide enough to be numerically safe: the largest margin instead */
             for (g = 0; g < P.n_gc4; ++g) {
                 branch_and_bound(&S, g, th_c);
             }
@@ -1569,8 +1780,12 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
         pik_real psi_c, lb_other = PIK_HUGE, lb[8];
         int b_c = (th_c[1] < 0) | ((th_c[3] < 0) << 1) | ((th_c[5] < 0) << 2), near_mask = 0, k;
         const pik_real near = PIK_R(0.05);
-        srs_search probe;
+        srs_best probe;
+        int accept;
         pik_srs_arm_angle(m, q_current_rad, &psi_c);
+        for (k = 0; k < 7; ++k) {
+            pik_sincos_r(th_c[k], &S.sc_c[k], &S.cc_c[k]);
+        }
         if (P.n_gc4 == 1) {
             b_c &= ~2;
         }
@@ -1590,31 +1805,38 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
                 lb_other = lb[b];
             }
         }
-        probe = S;
-        probe.found = 0;
-        for (b = 0; b < 8; ++b) {
-            if (near_mask & (1 << b)) {
-                for (k = 0; k < 8; ++k) {
-                    visit_branch(&probe, b, -PIK_PI + ((pik_real)k + PIK_R(0.5)) * (PIK_TWO_PI / PIK_R(8.0)));
-                }
-            }
-        }
-        S.blocked |= probe.blocked;
         /* Next to a singularity (near_mask has more than q_current's branch) the cost varies on the
          * scale of q_current's distance from it, finer than the local search's steps: only an exact
          * hold (cost ~0, and every cost is >= 0) is accepted without the branch and bound. */
-        if (!(S.found && (S.cost <= SRS_COST_TOL || (near_mask == (1 << b_c) && (!probe.found || S.cost <= probe.cost) &&
-                                                     S.cost <= lb_other)))) {
-            if (probe.found && (!S.found || probe.cost < S.cost)) {
-                S.found = 1;
-                S.cost = probe.cost;
-                S.psi = probe.psi;
-                S.branch = probe.branch;
+        accept = best.found && best.cost <= SRS_COST_TOL;
+        if (!accept) {
+            /* The probe decides where only q_current's branch is near and nothing else can beat the
+             * local minimum; elsewhere it seeds the branch and bound with an incumbent (without one,
+             * nothing is pruned until the sweep meets the optimum). A point whose bound (no atan2)
+             * already exceeds the local minimum cannot be better and is not visited. */
+            int decides = best.found && near_mask == (1 << b_c) && best.cost <= lb_other;
+            probe.found = 0;
+            probe.cost = PIK_HUGE;
+            S.best = &probe;
+            for (b = 0; b < 8; ++b) {
+                for (k = 0; k < 8 && (near_mask & (1 << b)); ++k) {
+                    pik_real psi = -PIK_PI + ((pik_real)k + PIK_R(0.5)) * (PIK_TWO_PI / PIK_R(8.0));
+                    if (!best.found || probe_bound(&S, b, psi) <= best.cost + SRS_COST_TOL) {
+                        visit_branch(&S, b, psi);
+                    }
+                }
             }
+            S.best = &best;
+            accept = decides && (!probe.found || best.cost <= probe.cost);
+            if (probe.found && (!best.found || probe.cost < best.cost)) {
+                best = probe;
+            }
+        }
+        if (!accept) {
             for (g = 0; g < P.n_gc4; ++g) {
                 int needed = 0;
                 for (b = 0; b < 8; ++b) {
-                    needed |= ((b >> 1) & 1) == g && (S.allowed & (1u << b)) && (!S.found || lb[b] < S.cost - SRS_COST_TOL);
+                    needed |= ((b >> 1) & 1) == g && (S.allowed & (1u << b)) && (!best.found || lb[b] < best.cost - SRS_COST_TOL);
                 }
                 if (needed) {
                     branch_and_bound(&S, g, th_c);
@@ -1622,25 +1844,24 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
             }
         }
     }
-    if (!S.found) {
+    if (!best.found) {
         return S.blocked ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
     /* Solve the chosen arm angle exactly, with the self-check, and score it with the kernel. */
-    st = solve_at_psi(m, &P, S.psi, q_current_rad, 1u << S.branch, &set);
-    if (st != PIK_OK || set.count < 1) {
+    if (!solve_branch(m, &P, best.psi, S.seed_theta, best.branch, &sol)) {
         return PIK_NONE_IN_LIMITS;
     }
-    verdict = pik_score(&S.sc, set.sol[0].q_rad, set.sol[0].singularity, S.branch, q_sel, &r);
+    verdict = pik_score(&S.sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r);
     if (verdict != PIK_SCORE_OK) {
         return verdict == PIK_SCORE_BLOCKED ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
     if (!S.sc.q_current && q_current_rad) { /* policies without distance still report the step */
         pik_score_steps(7, q_sel, q_current_rad, o->weights, &r);
-        r.switched = o->branch_current >= 0 && S.branch != o->branch_current && r.step_rad > S.sc.continuous;
+        r.switched = o->branch_current >= 0 && best.branch != o->branch_current && r.step_rad > S.sc.continuous;
         S.sc.q_current = q_current_rad; /* for pik_selection_fill's distance and step bound */
     }
-    pik_selection_fill(&S.sc, q_sel, &r, S.branch, set.sol[0].flags, set.sol[0].singularity, sel);
-    *psi_rad_inout = pik_wrap_pi(S.psi); /* the searches may step past +-pi */
+    pik_selection_fill(&S.sc, q_sel, &r, best.branch, sol.flags, sol.singularity, sel);
+    *psi_rad_inout = pik_wrap_pi(best.psi); /* the searches may step past +-pi */
     return PIK_OK;
 }
 
