@@ -136,3 +136,43 @@ def test_feasible_interval_counts_within_bound(cls):
         q = _family_q(arm, rng, list(FAMILIES.values())[i % len(FAMILIES)])
         union, per = arm.feasible_arm_angles(arm.fk(q), per_branch=True)
         assert len(union) <= 34 and all(len(v) <= 17 for v in per.values())
+
+
+def _sweeping_path(arm, rng, n=400, frac=0.45):
+    """A smooth joint path sweeping `frac` of every range, q2, q4 and q6 centred on 0 (so each
+    crosses its singular value), in the limits; n samples."""
+    mid = 0.5 * (arm.lower + arm.upper)
+    half = 0.5 * (arm.upper - arm.lower) * frac
+    phase = rng.uniform(0, 2 * np.pi, 7)
+    freq = rng.uniform(0.5, 1.5, 7)
+    s = np.linspace(0.0, 1.0, n)[:, None]
+    Q = mid + half * np.sin(2 * np.pi * freq * s + phase)
+    for j in (1, 3, 5):
+        Q[:, j] = half[j] * np.sin(2 * np.pi * freq[j] * s[:, 0] + phase[j])
+    return Q
+
+
+@pytest.mark.parametrize("cls", [piperik.Iiwa14, piperik.Nero])
+def test_ik_path_follows_sweeping_paths_through_every_singularity(cls):
+    """Issue 9: on smooth joint paths through q2 = q4 = q6 = 0, ik_path succeeds and its largest
+    step is at most twice the generating path's (the greedy nearest-previous choice drifts into
+    limits or swings next to singular points; the global arm-angle search must not)."""
+    arm = cls()
+    rng = np.random.default_rng(20261201)
+    checked = 0
+    for _ in range(3):
+        Q = _sweeping_path(arm, rng)
+        assert np.all(Q >= arm.lower) and np.all(Q <= arm.upper)
+        crossings = [np.any(np.diff(np.sign(Q[:, j])) != 0) for j in (1, 3, 5)]
+        assert all(crossings), "the generator must cross every singular joint value"
+        Ts = arm.fk(Q)
+        P, report = arm.ik_path(Ts, Q[0], return_report=True)
+        gen_step = np.abs(np.diff(Q, axis=0)).max()
+        steps = np.abs(np.diff(np.vstack([Q[0], P]), axis=0)).max()
+        assert steps <= 2 * gen_step, f"largest step {steps:.4f} rad, generating path {gen_step:.4f}"
+        assert np.all(P >= arm.lower - 1e-9) and np.all(P <= arm.upper + 1e-9)
+        dp = np.linalg.norm(arm.fk(P)[:, :3, 3] - Ts[:, :3, 3], axis=1).max()
+        assert dp <= 1e-9
+        assert report["max_step_rad"] == pytest.approx(steps, abs=1e-12)
+        checked += 1
+    assert checked == 3

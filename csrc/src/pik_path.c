@@ -279,11 +279,16 @@ static int srs_path_greedy(const pik_srs_model *m, const pik_real *Ts, int n, co
  *  - A dynamic programme over samples minimises the largest joint step (a bottleneck path) from
  *    q_start, with every node solved for all 8 branches; a branch label may change between samples
  *    wherever the joints are close (that is what a continuous crossing of t2, t4 or t6 = 0 does).
- *  - The node path is then refined: each sample's arm angle moves continuously (branch kept) to
- *    lower the larger of its two steps, sweeping forward and back with a shrinking bracket.
+ *    Between two samples only slots whose q1 differ by less than the bound are compared (the slots
+ *    are sorted by q1), so no arm-angle window is assumed: near a stretched elbow or a vertical
+ *    shoulder-wrist line the arm angle of a continuous path turns fast. A second pass keeps the
+ *    largest step and minimises the sum of squared steps, so the samples the bottleneck does not
+ *    constrain move as little as they can.
+ *  - Refinement rounds then move each sample's arm angle continuously (branch kept) within a
+ *    shrinking bracket, by the same two passes over finer nodes.
  *
  * Memory: the caller's workspace, pik_srs_path_workspace_bytes(n) (about 6 KiB per sample plus
- * 0.4 MiB); time: about a tenth of a millisecond per sample on a desktop core. */
+ * 0.4 MiB). Time: a few milliseconds per sample on a desktop core. */
 
 #define SRS_GRID 192                                 /* uniform arm-angle nodes per sample */
 #define SRS_POLAR 48                                 /* nodes around one near-singular point */
@@ -292,17 +297,10 @@ static int srs_path_greedy(const pik_srs_model *m, const pik_real *Ts, int n, co
 #define SRS_SLOTS (SRS_NODES * 8)                    /* node x branch */
 #define SRS_NO_SLOT 0xFFFFu
 #define SRS_GLOBAL_GAIN PIK_R(1.25)                 /* the global path replaces a greedy one whose largest step is this much larger */
-#define SRS_WINDOW_RAD PIK_R(0.4)                    /* arm-angle change considered between samples */
-#define SRS_ELBOW_NEAR_RAD PIK_R(0.1)                /* ... except within this of a stretched elbow */
 #define SRS_POLAR_BELOW PIK_R(0.5)                   /* a point is near-singular when its |sin t| is below */
 #define SRS_FINE_WIDE 97  /* first refinement round: nodes over +-4 node spacings (odd: the middle one is the current) */
 #define SRS_FINE 33       /* later rounds: nodes over +-3 of the previous round's spacings */
-#ifndef SRS_REFINE_ROUNDS
 #define SRS_REFINE_ROUNDS 3
-#endif
-#ifndef SRS_PASSES
-#define SRS_PASSES 2
-#endif
 
 typedef struct srs_polar {
     pik_real centre; /* the arm angle closest to the singular point */
@@ -315,7 +313,8 @@ typedef struct srs_layer {
     pik_real value[SRS_SLOTS];   /* largest step on the best path to this slot; PIK_HUGE: none */
     unsigned char ok[SRS_SLOTS]; /* a solution within the limits */
     unsigned char flips[SRS_SLOTS]; /* branch bits that may change next to this slot */
-    int elbow_near;                 /* the elbow is nearly stretched: the arm angle is ill-conditioned */
+    uint16_t order[SRS_SLOTS];      /* the in-limit slots by increasing q1 */
+    int count;                      /* ... and their number */
 } srs_layer;
 
 typedef struct srs_work {
@@ -540,35 +539,44 @@ static pik_real step_until(const pik_real *a, const pik_real *b, pik_real stop)
 
 static pik_real step_of(const pik_real *a, const pik_real *b) { return step_until(a, b, PIK_HUGE); }
 
-/* 1 when the shoulder -> wrist line of pose T is within SRS_ELBOW_NEAR_RAD of the base axis. */
-static int reference_near(const pik_srs_model *m, const pik_real T[16])
+/* Sorts the layer's in-limit slots by q1 (shell sort: no allocation, no library call), so the next
+ * sample visits only the slots whose q1 is within the step bound of its own. */
+static void layer_order(srs_layer *L)
 {
-    pik_real M[12], w[3], h2;
-    int r, c, k;
-    for (r = 0; r < 3; ++r) { /* M = T_base T (top three rows) */
-        for (c = 0; c < 4; ++c) {
-            pik_real v = 0;
-            for (k = 0; k < 4; ++k) {
-                v += m->T_base[4 * r + k] * T[4 * k + c];
+    static const int gaps[6] = {701, 301, 132, 57, 23, 1};
+    int s, g, i, j, n = 0;
+    for (s = 0; s < SRS_SLOTS; ++s) {
+        if (L->ok[s]) {
+            L->order[n++] = (uint16_t)s;
+        }
+    }
+    for (g = 0; g < 6; ++g) {
+        int gap = gaps[g];
+        for (i = gap; i < n; ++i) {
+            uint16_t v = L->order[i];
+            pik_real key = L->q[v][0];
+            for (j = i; j >= gap && L->q[L->order[j - gap]][0] > key; j -= gap) {
+                L->order[j] = L->order[j - gap];
             }
-            M[4 * r + c] = v;
+            L->order[j] = v;
         }
     }
-    /* frame 7 = M inv(T_flange): its origin M (-R_f^T p_f) + p_M, its z axis M_R (row 2 of R_f);
-     * the wrist centre lies d_wf behind the origin along that z */
-    for (r = 0; r < 3; ++r) {
-        pik_real origin = M[4 * r + 3], z = 0;
-        for (k = 0; k < 3; ++k) {
-            pik_real finv_p = -(m->T_flange[0 + k] * m->T_flange[3] + m->T_flange[4 + k] * m->T_flange[7] +
-                                m->T_flange[8 + k] * m->T_flange[11]);
-            origin += M[4 * r + k] * finv_p;
-            z += M[4 * r + k] * m->T_flange[8 + k];
+    L->count = n;
+}
+
+/* The first index of P->order whose q1 is at least x. */
+static int order_lower_bound(const srs_layer *P, pik_real x)
+{
+    int lo = 0, hi = P->count;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (P->q[P->order[mid]][0] < x) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
         }
-        w[r] = origin - m->d_wf_m * z;
     }
-    w[2] -= m->d_bs_m;
-    h2 = w[0] * w[0] + w[1] * w[1];
-    return h2 < SRS_ELBOW_NEAR_RAD * SRS_ELBOW_NEAR_RAD * (h2 + w[2] * w[2]);
+    return lo;
 }
 
 /* Fills sample i's layer and its values from the previous layer (or from q_start). Returns the
@@ -578,65 +586,60 @@ static int dp_layer(const pik_srs_model *m, const pik_real T[16], int i, const s
 {
     srs_polar *pol = W->polar + (size_t)i * SRS_GROUPS;
     uint16_t *back = W->back + (size_t)i * SRS_SLOTS;
-    int p, b, pp, bb, reachable = 0, total = 0;
-    pik_real window;
+    int p, k, reachable = 0, total = 0;
     find_polar(m, T, pol);
     for (p = 0; p < SRS_NODES; ++p) {
         total += solve_node(m, T, L, p, node_psi(pol, p), cap, margin);
     }
     *in_limits = total;
-    /* Next to a stretched elbow the arm angle of a continuous joint path can turn fast (it is the
-     * direction of an elbow that barely leaves the shoulder-wrist line), and so it can where the
-     * shoulder-wrist line is nearly vertical (the reference plane through it and the base axis
-     * turns fast): compare every pair there. */
-    L->elbow_near = reference_near(m, T);
-    for (p = 0; p < SRS_SLOTS && !L->elbow_near; ++p) {
-        L->elbow_near = L->ok[p] && srs_from_singular(pik_wrap_pi(srs_theta_of_q(m, 3, L->q[p][3]))) < SRS_ELBOW_NEAR_RAD;
-    }
-    window = (P && P->elbow_near) || L->elbow_near ? 4 : SRS_WINDOW_RAD;
-    for (p = 0; p < SRS_NODES; ++p) {
-        for (b = 0; b < 8; ++b) {
-            int s = 8 * p + b;
-            pik_real best = PIK_HUGE, best_step = PIK_HUGE;
-            unsigned arg = SRS_NO_SLOT;
-            back[s] = SRS_NO_SLOT;
-            if (!L->ok[s]) {
-                continue;
+    layer_order(L);
+    for (k = 0; k < L->count; ++k) {
+        int s = L->order[k], b = s % 8, j;
+        pik_real best = PIK_HUGE, best_step = PIK_HUGE;
+        unsigned arg = SRS_NO_SLOT;
+        back[s] = SRS_NO_SLOT;
+        if (P == 0) {
+            pik_real d = step_of(L->q[s], q_start);
+            if (d <= cap) {
+                best = sum_pass ? d * d : d;
             }
-            if (P == 0) {
-                pik_real d = step_of(L->q[s], q_start);
-                if (d <= cap) {
-                    best = sum_pass ? d * d : d;
-                }
-            } else {
-                for (pp = 0; pp < SRS_NODES; ++pp) {
-                    if (!(pik_fabs(pik_wrap_pi(L->psi[p] - P->psi[pp])) <= window)) {
-                        continue;
-                    }
-                    for (bb = 0; bb < 8; ++bb) {
-                        int sp = 8 * pp + bb;
-                        pik_real d, v;
-                        if (!P->ok[sp] || !(P->value[sp] <= best) || ((unsigned)(b ^ bb) & ~(unsigned)(L->flips[s] | P->flips[sp]))) {
-                            continue;
-                        }
-                        d = step_until(L->q[s], P->q[sp], sum_pass || best > cap ? cap : best);
-                        if (d > cap) {
-                            continue;
-                        }
-                        v = sum_pass ? P->value[sp] + d * d : (d > P->value[sp] ? d : P->value[sp]);
-                        if (v < best || (v == best && d < best_step)) {
-                            best = v;
-                            best_step = d;
-                            arg = (unsigned)sp;
-                        }
-                    }
+        } else {
+            /* every joint step is at most the bound, q1's included: only P's slots with q1 within
+             * the bound (or, in the bottleneck pass, within the best value so far) can qualify. The
+             * same node and branch of the previous sample, usually close, sets that value first. */
+            if (P->ok[s] && ((s % 8) == b)) {
+                pik_real d = step_of(L->q[s], P->q[s]);
+                if (d <= cap && P->value[s] < PIK_HUGE) {
+                    best = sum_pass ? P->value[s] + d * d : (d > P->value[s] ? d : P->value[s]);
+                    best_step = d;
+                    arg = (unsigned)s;
                 }
             }
-            if (best < PIK_HUGE) {
-                L->value[s] = best;
-                back[s] = (uint16_t)arg;
-                ++reachable;
+            for (j = order_lower_bound(P, L->q[s][0] - (sum_pass || best > cap ? cap : best)); j < P->count; ++j) {
+                int sp = P->order[j];
+                pik_real limit = sum_pass || best > cap ? cap : best, d, v;
+                if (P->q[sp][0] > L->q[s][0] + limit) {
+                    break;
+                }
+                if (!(P->value[sp] <= best) || ((unsigned)(b ^ (sp % 8)) & ~(unsigned)(L->flips[s] | P->flips[sp]))) {
+                    continue;
+                }
+                d = step_until(L->q[s], P->q[sp], limit);
+                if (d > cap) {
+                    continue;
+                }
+                v = sum_pass ? P->value[sp] + d * d : (d > P->value[sp] ? d : P->value[sp]);
+                if (v < best || (v == best && d < best_step)) {
+                    best = v;
+                    best_step = d;
+                    arg = (unsigned)sp;
+                }
             }
+        }
+        if (best < PIK_HUGE) {
+            L->value[s] = best;
+            back[s] = (uint16_t)arg;
+            ++reachable;
         }
     }
     return reachable;
@@ -767,14 +770,14 @@ static int srs_path_global(const pik_srs_model *m, const pik_real *Ts, int n, co
     /* pass 0: the smallest largest step B; pass 1: among the paths within B, the smallest sum of
      * squared steps (the samples B does not constrain then move as little as they can, instead of
      * anywhere below B) */
-    for (pass = 0; pass < SRS_PASSES; ++pass) {
+    for (pass = 0; pass < 2; ++pass) {
         for (i = 0; i < n; ++i) {
             int in_limits, reachable;
             srs_layer *L = W->layer[cur], *P = i > 0 ? W->layer[cur ^ 1] : 0;
             reachable = dp_layer(m, Ts + 16 * i, i, P, q_start, cap, margin, pass, W, L, &in_limits);
             if (reachable == 0) {
                 pik_solution_set set;
-                *failed = i + 100000 * pass;
+                *failed = i;
                 if (in_limits > 0) {
                     return PIK_STEP_TOO_LARGE;
                 }

@@ -63,7 +63,7 @@ int pik_srs_path(const pik_srs_model *model, const pik_real *Ts, int n, const pi
  * the node spacing (1.9 degrees of arm angle, finer near singular points). The better of the two
  * paths (smaller largest step) is returned. work: caller memory of at least
  * pik_srs_path_workspace_bytes(n) bytes (any alignment); with work == NULL or too small this is
- * pik_srs_path. Time: about 0.1-0.3 ms per sample when the global search runs.
+ * pik_srs_path. Time when the global search runs: a few milliseconds per sample (desktop core).
  */
 size_t pik_srs_path_workspace_bytes(int n);
 int pik_srs_path_ws(const pik_srs_model *model, const pik_real *Ts, int n, const pik_real q_start[7],
