@@ -1517,7 +1517,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
     const pik_srs_model *m = S->m;
     const pik_select_options *o = S->sc.o;
     const srs_lin_arm *L = search_lin(S, g);
-    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7], sing;
+    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7];
     int nb, i, k, j;
     if (L->half_singular[0] || L->half_singular[1]) {
         scan_branches(S, g);
@@ -1528,10 +1528,12 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
         visit(S, g, L->sing_psi[j], -1, 0);
     }
-    search_thetas(S, g, br[0], rep_a, &sing);
+    /* Every breakpoint is scored on every branch: an in-limit set may be a single arm angle (several
+     * joints at a limit at once, in a cell too short to search), and an optimum on a limit is one */
+    visit(S, g, br[0], -1, rep_a);
     for (i = 0; i + 1 < nb; ++i) {
         pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1), sm, cm, rate[6];
-        search_thetas(S, g, a1, rep_b, &sing);
+        visit(S, g, a1, -1, rep_b);
         if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(L, mid)) {
             memcpy(rep_a, rep_b, sizeof rep_a);
             continue;
