@@ -5,6 +5,7 @@
 #include "piperik/pik_path.h"
 #include "piperik/pik_select.h"
 #include "piperik/pik_status.h"
+#include "pik_select_internal.h"
 #include "pik_srs_internal.h"
 #include "pik_trig_impl.h"
 
@@ -308,7 +309,6 @@ typedef struct srs_polar {
 } srs_polar;
 
 typedef struct srs_layer {
-    pik_real psi[SRS_NODES];
     pik_real q[SRS_SLOTS][7];
     pik_real value[SRS_SLOTS];   /* largest step on the best path to this slot; PIK_HUGE: none */
     unsigned char ok[SRS_SLOTS]; /* a solution within the limits */
@@ -325,6 +325,8 @@ typedef struct srs_work {
     pik_real *psi;     /* n */
     pik_real *bracket; /* n: half-width of the refinement around each sample's arm angle */
     unsigned char *branch; /* n */
+    pik_select_options limit_options; /* the path's hard limit margin, nothing else */
+    pik_scorer limits; /* the selection kernel's limit rule: tolerance, 2 pi shift, clamp, margin */
 } srs_work;
 
 #define SRS_ALIGN(x) (((x) + 15u) & ~(size_t)15u)
@@ -368,10 +370,16 @@ static int work_carve(void *work, size_t bytes, int n, srs_work *W)
     return off <= bytes;
 }
 
+/* The direction angle of polar node p (p >= SRS_GRID) in (-pi/2, pi/2). */
+static pik_real polar_phi(int p)
+{
+    return -PIK_PI / 2 + ((p - SRS_GRID) % SRS_POLAR + PIK_R(0.5)) * (PIK_PI / SRS_POLAR);
+}
+
 /* Node p's arm angle (polar nodes of an inactive group: NaN). */
 static pik_real node_psi(const srs_polar *pol, int p)
 {
-    pik_real s, c, phi;
+    pik_real s, c;
     const srs_polar *g;
     if (p < SRS_GRID) {
         return -PIK_PI + (p + PIK_R(0.5)) * (PIK_TWO_PI / SRS_GRID);
@@ -380,8 +388,7 @@ static pik_real node_psi(const srs_polar *pol, int p)
     if (!(g->ratio > 0)) {
         return PIK_HUGE - PIK_HUGE;
     }
-    phi = -PIK_PI / 2 + ((p - SRS_GRID) % SRS_POLAR + PIK_R(0.5)) * (PIK_PI / SRS_POLAR);
-    pik_sincos_r(phi, &s, &c);
+    pik_sincos_r(polar_phi(p), &s, &c);
     return pik_wrap_pi(g->centre + g->ratio * s / c);
 }
 
@@ -394,7 +401,7 @@ static pik_real node_bracket(const srs_polar *pol, int p)
         return PIK_TWO_PI / SRS_GRID;
     }
     g = &pol[(p - SRS_GRID) / SRS_POLAR];
-    phi = -PIK_PI / 2 + ((p - SRS_GRID) % SRS_POLAR + PIK_R(0.5)) * (PIK_PI / SRS_POLAR);
+    phi = polar_phi(p);
     pik_sincos_r(phi, &s0, &c0);
     pik_sincos_r(phi + PIK_PI / SRS_POLAR * (phi < 0 ? 1 : -1), &s1, &c1);
     h = g->ratio * pik_fabs(s0 / c0 - s1 / c1);
@@ -403,11 +410,10 @@ static pik_real node_bracket(const srs_polar *pol, int p)
 
 /* Solves node p of a layer for all branches; returns the number of in-limit slots. */
 static int solve_node(const pik_srs_model *m, const pik_real T[16], srs_layer *L, int p, pik_real psi, pik_real cap,
-                      pik_real margin)
+                      const pik_scorer *limits)
 {
     pik_solution_set set;
     int k, j, n = 0;
-    L->psi[p] = psi;
     for (k = 0; k < 8; ++k) {
         L->ok[8 * p + k] = 0;
         L->value[8 * p + k] = PIK_HUGE;
@@ -419,12 +425,8 @@ static int solve_node(const pik_srs_model *m, const pik_real T[16], srs_layer *L
         const pik_solution *s = &set.sol[k];
         int slot = 8 * p + (int)(s->flags & PIK_BRANCH_MASK);
         unsigned flips = 0u;
-        int in = (s->flags & PIK_FLAG_IN_LIMITS) != 0;
-        for (j = 0; j < 7 && in; ++j) {
-            in = margin <= 0 || (s->q_rad[j] >= m->lower_rad[j] + margin && s->q_rad[j] <= m->upper_rad[j] - margin);
-            L->q[slot][j] = s->q_rad[j];
-        }
-        if (!in) {
+        pik_score_out r;
+        if (pik_score(limits, s->q_rad, s->singularity, -1, L->q[slot], &r) != PIK_SCORE_OK) {
             continue;
         }
         /* flipping GC2 (GC4, GC6) moves t2 (t4, t6) to its negative: only within the step bound of 0 */
@@ -519,7 +521,8 @@ static void find_polar(const pik_srs_model *m, const pik_real T[16], srs_polar p
     }
 }
 
-/* Largest joint step between a and b, or a value >= `stop` as soon as one joint reaches it. */
+/* Largest joint step between a and b, or a value > `stop` as soon as one joint exceeds it (so a
+ * result <= stop is the exact largest step). */
 static pik_real step_until(const pik_real *a, const pik_real *b, pik_real stop)
 {
     static const int order[7] = {1, 3, 5, 0, 2, 4, 6}; /* the branch joints first: they differ most */
@@ -529,7 +532,7 @@ static pik_real step_until(const pik_real *a, const pik_real *b, pik_real stop)
         pik_real e = pik_fabs(a[order[k]] - b[order[k]]);
         if (e > d) {
             d = e;
-            if (d >= stop) {
+            if (d > stop) {
                 return d;
             }
         }
@@ -582,14 +585,14 @@ static int order_lower_bound(const srs_layer *P, pik_real x)
 /* Fills sample i's layer and its values from the previous layer (or from q_start). Returns the
  * number of reachable slots; *in_limits receives the number of in-limit slots. */
 static int dp_layer(const pik_srs_model *m, const pik_real T[16], int i, const srs_layer *P, const pik_real q_start[7],
-                    pik_real cap, pik_real margin, int sum_pass, srs_work *W, srs_layer *L, int *in_limits)
+                    pik_real cap, int sum_pass, srs_work *W, srs_layer *L, int *in_limits)
 {
     srs_polar *pol = W->polar + (size_t)i * SRS_GROUPS;
     uint16_t *back = W->back + (size_t)i * SRS_SLOTS;
     int p, k, reachable = 0, total = 0;
     find_polar(m, T, pol);
     for (p = 0; p < SRS_NODES; ++p) {
-        total += solve_node(m, T, L, p, node_psi(pol, p), cap, margin);
+        total += solve_node(m, T, L, p, node_psi(pol, p), cap, &W->limits);
     }
     *in_limits = total;
     layer_order(L);
@@ -645,23 +648,21 @@ static int dp_layer(const pik_srs_model *m, const pik_real T[16], int i, const s
     return reachable;
 }
 
-/* The row of sample i at arm angle psi on branch b; returns 0 when it is not at least `margin`
- * within the limits. */
-static int row_at(const pik_srs_model *m, const pik_real T[16], pik_real psi, int b, pik_real margin, pik_real q[7])
+/* The row of sample i at arm angle psi on branch b; returns 0 when it is not within the limits (the
+ * selection kernel's rule, with the path's hard margin). */
+static int row_at(const pik_srs_model *m, const pik_real T[16], pik_real psi, int b, const pik_scorer *limits, pik_real q[7])
 {
     pik_solution_set set;
-    int k, j;
-    if (pik_srs_ik(m, T, pik_wrap_pi(psi), 0, 1u << b, &set) != PIK_OK) {
+    int k;
+    /* b's whole arm, as the nodes were solved: at a singular shoulder or wrist the solution set
+     * writes a configuration under one label only, and which one depends on the labels asked for */
+    if (pik_srs_ik(m, T, pik_wrap_pi(psi), 0, (b & 2) ? 0xCCu : 0x33u, &set) != PIK_OK) {
         return 0;
     }
     for (k = 0; k < set.count; ++k) {
-        const pik_solution *s = &set.sol[k];
-        int in = (int)(s->flags & PIK_BRANCH_MASK) == b && (s->flags & PIK_FLAG_IN_LIMITS);
-        for (j = 0; j < 7 && in; ++j) {
-            in = margin <= 0 || (s->q_rad[j] >= m->lower_rad[j] + margin && s->q_rad[j] <= m->upper_rad[j] - margin);
-            q[j] = s->q_rad[j];
-        }
-        if (in) {
+        pik_score_out r;
+        if ((int)(set.sol[k].flags & PIK_BRANCH_MASK) == b &&
+            pik_score(limits, set.sol[k].q_rad, set.sol[k].singularity, -1, q, &r) == PIK_SCORE_OK) {
             return 1;
         }
     }
@@ -673,8 +674,7 @@ static int row_at(const pik_srs_model *m, const pik_real T[16], pik_real psi, in
  * pass picks, among the paths whose steps are all within B, the one with the smallest sum of
  * squared steps (so the samples the bottleneck does not constrain move smoothly, not anywhere
  * below B). The current path is one of the candidates, so a round never makes the path worse. */
-static void refine_round(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7], pik_real margin,
-                         int nf, srs_work *W)
+static void refine_round(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7], int nf, srs_work *W)
 {
     pik_real *fq = (pik_real *)(void *)W->back; /* n x nf x 7 rows: the coarse back pointers are spent */
     unsigned char *fok = (unsigned char *)(fq + (size_t)n * nf * 7);
@@ -685,8 +685,13 @@ static void refine_round(const pik_srs_model *m, const pik_real *Ts, int n, cons
     for (i = 0; i < n; ++i) {
         for (k = 0; k < nf; ++k) {
             pik_real psi = W->psi[i] + (k - (nf / 2)) * (W->bracket[i] / ((nf / 2)));
-            fok[(size_t)i * nf + k] =
-                (unsigned char)row_at(m, Ts + 16 * i, psi, W->branch[i], margin, fq + ((size_t)i * nf + k) * 7);
+            pik_real *q = fq + ((size_t)i * nf + k) * 7;
+            if (k == nf / 2) { /* the current row itself, not a re-solve of it: the current path is a candidate */
+                memcpy(q, W->rows + 7 * i, 7 * sizeof(pik_real));
+                fok[(size_t)i * nf + k] = 1;
+            } else {
+                fok[(size_t)i * nf + k] = (unsigned char)row_at(m, Ts + 16 * i, psi, W->branch[i], &W->limits, q);
+            }
         }
     }
     for (pass = 0; pass < 2; ++pass) {
@@ -759,7 +764,7 @@ static void refine_round(const pik_srs_model *m, const pik_real *Ts, int n, cons
 /* The global search; on success the rows, arm angles and branches are in W. Returns a status and
  * the first sample no path reaches in *failed. */
 static int srs_path_global(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7], pik_real cap,
-                           pik_real margin, srs_work *W, int *failed)
+                           srs_work *W, int *failed)
 {
     int i, cur = 0, s, best_slot = -1, round, pass;
     pik_real best = PIK_HUGE;
@@ -774,7 +779,7 @@ static int srs_path_global(const pik_srs_model *m, const pik_real *Ts, int n, co
         for (i = 0; i < n; ++i) {
             int in_limits, reachable;
             srs_layer *L = W->layer[cur], *P = i > 0 ? W->layer[cur ^ 1] : 0;
-            reachable = dp_layer(m, Ts + 16 * i, i, P, q_start, cap, margin, pass, W, L, &in_limits);
+            reachable = dp_layer(m, Ts + 16 * i, i, P, q_start, cap, pass, W, L, &in_limits);
             if (reachable == 0) {
                 pik_solution_set set;
                 *failed = i;
@@ -795,7 +800,9 @@ static int srs_path_global(const pik_srs_model *m, const pik_real *Ts, int n, co
                 }
             }
         }
-        cap = best * (1 + PIK_R(1e-12)) + PIK_R(1e-15);
+        if (pass == 0) {
+            cap = best * (1 + PIK_R(1e-12)) + PIK_R(1e-15);
+        }
     }
     for (i = n - 1; i >= 0; --i) { /* back along the best path */
         const srs_polar *pol = W->polar + (size_t)i * SRS_GROUPS;
@@ -803,7 +810,7 @@ static int srs_path_global(const pik_srs_model *m, const pik_real *Ts, int n, co
         W->branch[i] = (unsigned char)(best_slot % 8);
         W->psi[i] = node_psi(pol, p);
         W->bracket[i] = node_bracket(pol, p);
-        if (!row_at(m, Ts + 16 * i, W->psi[i], W->branch[i], margin, W->rows + 7 * i)) {
+        if (!row_at(m, Ts + 16 * i, W->psi[i], W->branch[i], &W->limits, W->rows + 7 * i)) {
             *failed = i; /* cannot happen: the node was solved the same way */
             return PIK_ERR_BAD_MODEL;
         }
@@ -814,7 +821,7 @@ static int srs_path_global(const pik_srs_model *m, const pik_real *Ts, int n, co
     }
     for (round = 0; round < SRS_REFINE_ROUNDS; ++round) {
         int nf = round ? SRS_FINE : SRS_FINE_WIDE;
-        refine_round(m, Ts, n, q_start, margin, nf, W);
+        refine_round(m, Ts, n, q_start, nf, W);
         for (i = 0; i < n; ++i) {
             W->bracket[i] *= PIK_R(3.0) / (nf / 2);
         }
@@ -848,8 +855,9 @@ int pik_srs_path_ws(const pik_srs_model *m, const pik_real *Ts, int n, const pik
                     pik_path_report *r)
 {
     pik_path_options o;
+    pik_path_report greedy;
     srs_work W;
-    pik_real cap, greedy_step;
+    pik_real cap;
     int st, gst, failed, i;
     st = srs_path_greedy(m, Ts, n, q_start, opts, Q_out, psi_out, r);
     if (st <= PIK_ERR_NULL || work == 0 || (st == PIK_OK && !path_is_suspect(Q_out, n, q_start, r)) ||
@@ -858,8 +866,11 @@ int pik_srs_path_ws(const pik_srs_model *m, const pik_real *Ts, int n, const pik
     }
     o = opts ? *opts : pik_path_options_default();
     cap = o.max_step_rad > 0 ? o.max_step_rad : PIK_PI;
-    greedy_step = st == PIK_OK ? r->max_step_rad : PIK_HUGE;
-    gst = srs_path_global(m, Ts, n, q_start, cap, o.select.limit_margin_rad, &W, &failed);
+    greedy = *r;
+    memset(&W.limit_options, 0, sizeof W.limit_options);
+    W.limit_options.limit_margin_rad = o.select.limit_margin_rad;
+    pik_scorer_init(&W.limits, 7, m->lower_rad, m->upper_rad, 0, -1, &W.limit_options);
+    gst = srs_path_global(m, Ts, n, q_start, cap, &W, &failed);
     if (gst != PIK_OK) {
         if (st != PIK_OK && gst > PIK_ERR_NULL) { /* neither found a path: the global search says where none exists */
             r->status = gst;
@@ -869,9 +880,8 @@ int pik_srs_path_ws(const pik_srs_model *m, const pik_real *Ts, int n, const pik
     }
     report_init(r);
     srs_path_stats(m, W.rows, n, q_start, r);
-    if (!(r->max_step_rad * SRS_GLOBAL_GAIN < greedy_step)) { /* the greedy path was about as good: keep it */
-        report_init(r);
-        srs_path_stats(m, Q_out, n, q_start, r);
+    if (st == PIK_OK && !(r->max_step_rad * SRS_GLOBAL_GAIN < greedy.max_step_rad)) {
+        *r = greedy; /* the greedy path was about as good: keep it */
         return PIK_OK;
     }
     memcpy(Q_out, W.rows, (size_t)n * 7 * sizeof Q_out[0]);

@@ -685,6 +685,51 @@ static void test_trig_hostile(void)
     }
 }
 
+/* Smooth joint paths sweeping 45 % of every range with q2, q4 and q6 centred on 0, through the
+ * workspace entry point pik_srs_path_ws (the global arm-angle search; its memory under ASan): the
+ * path is found, FK-exact, in the limits, and its largest step at most twice the generating path's. */
+#define SWEEP_SAMPLES 160
+static unsigned char sweep_work[2u << 20];
+static void test_srs_sweeping_paths(const pik_srs_model *m, int count)
+{
+    static pik_real Ts[SWEEP_SAMPLES * 16], Q[SWEEP_SAMPLES * 7], psi_out[SWEEP_SAMPLES];
+    pik_real qg[SWEEP_SAMPLES * 7];
+    int c, i, j;
+    CHECK(pik_srs_path_workspace_bytes(SWEEP_SAMPLES) <= sizeof sweep_work, "sweep workspace too small: %lu",
+          (unsigned long)pik_srs_path_workspace_bytes(SWEEP_SAMPLES));
+    for (c = 0; c < count; ++c) {
+        double phase[7], freq[7], gen_step = 0, step = 0;
+        pik_path_report rep;
+        int st;
+        for (j = 0; j < 7; ++j) {
+            phase[j] = rng_uniform(0, 2 * M_PI);
+            freq[j] = rng_uniform(0.5, 1.5);
+        }
+        for (i = 0; i < SWEEP_SAMPLES; ++i) {
+            for (j = 0; j < 7; ++j) {
+                double lo = (double)m->lower_rad[j], hi = (double)m->upper_rad[j];
+                double mid = (j == 1 || j == 3 || j == 5) ? 0 : 0.5 * (lo + hi), half = 0.225 * (hi - lo);
+                qg[7 * i + j] = (pik_real)(mid + half * sin(2 * M_PI * freq[j] * i / (SWEEP_SAMPLES - 1) + phase[j]));
+                if (i > 0 && fabs((double)(qg[7 * i + j] - qg[7 * (i - 1) + j])) > gen_step) {
+                    gen_step = fabs((double)(qg[7 * i + j] - qg[7 * (i - 1) + j]));
+                }
+            }
+            pik_srs_fk(m, qg + 7 * i, Ts + 16 * i);
+        }
+        st = pik_srs_path_ws(m, Ts, SWEEP_SAMPLES, qg, 0, sweep_work, sizeof sweep_work, Q, psi_out, &rep);
+        check_path(E_SRS_PATH, m, 7, st, &rep, SWEEP_SAMPLES, Q, Ts);
+        for (i = 0; i < SWEEP_SAMPLES && st == PIK_OK; ++i) {
+            for (j = 0; j < 7; ++j) {
+                double d = fabs((double)(Q[7 * i + j] - (i ? Q[7 * (i - 1) + j] : qg[j])));
+                step = d > step ? d : step;
+            }
+        }
+        CHECK(st == PIK_OK, "%s sweeping path %d: status %d at sample %d", m->name, c, st, rep.failed_index);
+        CHECK(st != PIK_OK || step <= 2 * gen_step + 1e-9, "%s sweeping path %d: largest step %.4f rad, generating %.4f",
+              m->name, c, step, gen_step);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int n = PIK_TEST_DEFAULT_COUNT, n_random, n_base, e, s, strict_failures = 0;
@@ -701,6 +746,8 @@ int main(int argc, char **argv)
     test_arm6(pik_piper_model(1), 2, n_random / 4);
     test_srs(pik_iiwa14_model(), n_base, n_random);
     test_srs(pik_nero_model(), n_base, n_random);
+    test_srs_sweeping_paths(pik_iiwa14_model(), 2);
+    test_srs_sweeping_paths(pik_nero_model(), 2);
     for (e = 0; e < E_COUNT; ++e) {
         if (calls[e] == 0) continue;
         printf("%-28s %7ld calls, worst residual %.2e m / %.2e rad; undocumented status %ld, non-finite %ld,"
