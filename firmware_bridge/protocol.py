@@ -87,10 +87,10 @@ def _int32s(values, name: str, unit: str) -> List[int]:
 
 def _uint(value, bits: int, name: str, unit: str = "") -> int:
     hi = (1 << bits) - 1
-    if isinstance(value, float) and value != int(value):
-        raise ValueError(f"{name}: expected an integer in [0, {hi}]{unit}, got {value!r}")
     try:
-        iv = int(value)
+        iv = int(value)  # inf: OverflowError, nan: ValueError
+        if isinstance(value, float) and value != iv:
+            raise ValueError
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name}: expected an integer in [0, {hi}]{unit}, got {value!r}") from None
     if not 0 <= iv <= hi:

@@ -241,7 +241,8 @@ class Piper:
         Q, report = self._path(Ts, q_start, max_step_rad, keep_branch, options)
         return _path_result(Q, report, return_report)
 
-    def _path(self, Ts, q_start, max_step_rad, keep_branch, options, global_search=True):  # noqa: ARG002 (7-DOF only)
+    def _path(self, Ts, q_start, max_step_rad, keep_branch, options, global_search=True):
+        # global_search is the 7-DOF arm-angle search; a 6R arm has no self-motion to search over
         Q, report = self._arm.path(Ts, q_start, _options(options, None, None), float(max_step_rad), bool(keep_branch))
         return Q, report
 

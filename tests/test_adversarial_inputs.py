@@ -263,6 +263,13 @@ def test_watchdog_out_of_range(wd):
         P.config(wd, None)
 
 
+@pytest.mark.parametrize("wd", [float("inf"), float("nan"), 1.5, "ten", None])
+def test_watchdog_not_an_integer(wd):
+    """inf, NaN, fractions and non-numbers: ValueError with the range, never OverflowError."""
+    with pytest.raises(ValueError, match=r"^watchdog_ms: expected an integer in \[0, 65535\]"):
+        P.config(wd, None)
+
+
 def test_cli_watchdog_out_of_range_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["stream", "--port", "loop://", "--demo", "--watchdog-ms", "70000"])
