@@ -847,7 +847,8 @@ static int path_is_suspect(const pik_real *Q, int n, const pik_real q_start[7], 
 int pik_srs_path(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7],
                  const pik_path_options *opts, pik_real *Q_out, pik_real *psi_out, pik_path_report *r)
 {
-    return pik_srs_path_ws(m, Ts, n, q_start, opts, 0, 0, Q_out, psi_out, r);
+    /* not through pik_srs_path_ws: a firmware that never passes a workspace links no global search */
+    return srs_path_greedy(m, Ts, n, q_start, opts, Q_out, psi_out, r);
 }
 
 int pik_srs_path_ws(const pik_srs_model *m, const pik_real *Ts, int n, const pik_real q_start[7],
