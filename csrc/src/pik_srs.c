@@ -853,7 +853,11 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
         for (e = 0; e < 2; ++e) {
             pik_real sl, cl, r[2];
             int nr;
-            pik_sincos_r(srs_theta_of_q(m, joint, e ? m->upper_rad[joint] : m->lower_rad[joint]), &sl, &cl);
+            /* The search's cells (stationary) end where the tolerance around the limit ends, just
+             * inside it: pik_within counts a joint that far outside as inside (clamped onto the
+             * limit), so an optimum on a limit lies there, not on the limit itself. */
+            pik_real widen = stationary ? (e ? 1 : -1) * PIK_R(0.99) * PIK_LIMIT_TOL_RAD : 0;
+            pik_sincos_r(srs_theta_of_q(m, joint, (e ? m->upper_rad[joint] : m->lower_rad[joint]) + widen), &sl, &cl);
             if (SRS_IS_COS(k)) {
                 nr = sincos_roots(L->d[k].a, L->d[k].b, L->d[k].c - cl, r);
             } else {
@@ -1324,10 +1328,9 @@ static pik_real probe_bound(srs_search *S, int b, pik_real psi)
  * (costs fw, fv) are two earlier points for the first parabola (x for none). Golden section alone
  * needs ~45 evaluations for 1e-9 of a 0.1 rad cell; Brent ~10 where the minimum is smooth. */
 static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, pik_real fx, pik_real w, pik_real fw,
-                     pik_real v, pik_real fv, int iterations)
+                     pik_real v, pik_real fv, int iterations, pik_real tol)
 {
     const pik_real cgold = PIK_R(0.3819660112501051);
-    const pik_real tol = SRS_SEARCH_TOL;
     pik_real d = c - a, e = c - a, u, fu; /* as if the last two steps spanned the bracket: the first two
                                            * parabolas are accepted when they fall inside it */
     int it;
@@ -1386,6 +1389,36 @@ static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, p
     }
 }
 
+/* The searches bracket a minimum to about SRS_SEARCH_TOL of psi. Where a joint turns fast (dt1/dpsi
+ * is up to ~1 / |sin t2| next to a shoulder singularity, likewise t5 and t7 at the wrist), where the
+ * distance is tiny (q_current next to the pose's own solution) or on a limit edge (first order), that
+ * can be coarser in the distance than the selection promises (1e-9 rad, README "Selection rules").
+ * The winner is refined once, in a bracket of a few SRS_SEARCH_TOL around it, down to SRS_POLISH_TOL,
+ * unless the distance changes by less than SRS_POLISH_DIST over that whole bracket (the usual case:
+ * two evaluations). */
+#define SRS_POLISH_TOL PIK_TOL(1e-14, 1e-7)
+#define SRS_POLISH_DIST PIK_TOL(1e-11, 1e-6)
+static void polish_best(srs_search *S)
+{
+    const srs_best *B = S->best;
+    const pik_real h = 4 * SRS_SEARCH_TOL;
+    pik_real x = B->psi, fx = B->cost, fa, fc;
+    int b = B->branch;
+    fa = visit_branch(S, b, x - h);
+    fc = visit_branch(S, b, x + h);
+    if (fa < PIK_HUGE && fc < PIK_HUGE) {
+        /* d = sqrt(cost): over the bracket d moves by at most (max f - fx) / (2 sqrt(fx)) */
+        pik_real spread = (fa > fc ? fa : fc) - fx;
+        if (spread <= 2 * SRS_POLISH_DIST * pik_sqrt(fx)) {
+            return;
+        }
+    }
+    if (B->psi != x) {
+        return; /* one side was better: the searches' bracket was wrong; that point stands */
+    }
+    brent_on(S, b, x - h, x + h, x, fx, x - h, fa, x + h, fc, 48, SRS_POLISH_TOL);
+}
+
 /* Minimises branch b's cost on [lo, hi] (smooth in psi between breakpoints) from its middle, in at
  * most 41 evaluations (the 56 golden steps before took 58): the worst case of the branch and bound
  * is this times its cells. */
@@ -1395,7 +1428,7 @@ static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi)
     if (hi - lo <= SRS_PSI_EPS) {
         return;
     }
-    brent_on(S, b, lo, hi, x, visit_branch(S, b, x), x, PIK_HUGE, x, PIK_HUGE, 40);
+    brent_on(S, b, lo, hi, x, visit_branch(S, b, x), x, PIK_HUGE, x, PIK_HUGE, 40, SRS_SEARCH_TOL);
 }
 
 /* Local search of branch b from psi0: bracket the minimum by walking downhill with growing steps,
@@ -1430,7 +1463,7 @@ static void local_search(srs_search *S, int b, pik_real psi0)
     if (!(fx <= fa && fx <= fc)) {
         return;
     }
-    brent_on(S, b, a, c, x, fx, a, fa, c, fc, 40);
+    brent_on(S, b, a, c, x, fx, a, fa, c, fc, 40, SRS_SEARCH_TOL);
 }
 
 /* Angular distance |wrap(a - b)|. */
@@ -1716,7 +1749,7 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     const pik_select_options *o = opts ? opts : &zero_opts;
     srs_pose P;
     srs_search S;
-    srs_best best;
+    srs_best best, unpolished;
     pik_solution sol;
     pik_real th_c[7], q_sel[7];
     pik_score_out r;
@@ -1754,6 +1787,7 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     best.cost = PIK_HUGE;
     best.psi = 0;
     best.branch = 0;
+    unpolished = best;
     S.best = &best;
     /* one arm angle per arm: arm_thetas directly; every other policy evaluates arms many times */
     S.lin_g = policy == PIK_PSI_GIVEN ? -2 : -1;
@@ -1817,6 +1851,14 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
              * nothing is pruned until the sweep meets the optimum). A point whose bound (no atan2)
              * already exceeds the local minimum cannot be better and is not visited. */
             int decides = best.found && near_mask == (1 << b_c) && best.cost <= lb_other;
+            if (decides) {
+                /* A local minimum on a limit edge (the branch leaves its limits next to it) does not
+                 * decide: the branch may re-enter its limits elsewhere, nearer q_current, which only
+                 * the branch and bound's cells see. */
+                const pik_real edge = PIK_TOL(1e-7, 1e-4);
+                decides = visit_branch(&S, best.branch, best.psi - edge) < PIK_HUGE &&
+                          visit_branch(&S, best.branch, best.psi + edge) < PIK_HUGE;
+            }
             probe.found = 0;
             probe.cost = PIK_HUGE;
             S.best = &probe;
@@ -1845,15 +1887,26 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
                 }
             }
         }
+        if (best.found && best.cost > SRS_COST_TOL) {
+            unpolished = best;
+            polish_best(&S);
+        }
     }
     if (!best.found) {
         return S.blocked ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
-    /* Solve the chosen arm angle exactly, with the self-check, and score it with the kernel. */
-    if (!solve_branch(m, &P, best.psi, S.seed_theta, best.branch, &sol)) {
-        return PIK_NONE_IN_LIMITS;
+    /* Solve the chosen arm angle exactly, with the self-check, and score it with the kernel. The
+     * polish may end a hair outside a limit's tolerance where the search's linear form and the exact
+     * solution differ by rounding: then the unpolished winner stands. */
+    verdict = solve_branch(m, &P, best.psi, S.seed_theta, best.branch, &sol)
+                  ? pik_score(&S.sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
+                  : PIK_SCORE_OUTSIDE;
+    if (verdict != PIK_SCORE_OK && unpolished.found) {
+        best = unpolished;
+        verdict = solve_branch(m, &P, best.psi, S.seed_theta, best.branch, &sol)
+                      ? pik_score(&S.sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
+                      : PIK_SCORE_OUTSIDE;
     }
-    verdict = pik_score(&S.sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r);
     if (verdict != PIK_SCORE_OK) {
         return verdict == PIK_SCORE_BLOCKED ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
