@@ -745,6 +745,7 @@ static const int srs_joint_of[6] = {0, 1, 2, 4, 5, 6};
 typedef struct srs_lin_arm {
     lin3 n[6], d[6];
     int n_sing;                 /* isolated singular arm angles (t2 or t6 = 0 or pi) */
+    int n_sing_shoulder;        /* the first n_sing_shoulder of them are the shoulder's (t2), the rest the wrist's */
     pik_real sing_psi[4];
     int half_singular[2];       /* shoulder / wrist singular at every psi (elbow stretched on the axis) */
 } srs_lin_arm;
@@ -812,6 +813,7 @@ static void arm_lin(const srs_pose *P, int g, srs_lin_arm *L)
     L->half_singular[0] = 0;
     L->half_singular[1] = 0;
     L->n_sing = singular_psi(L->d[1], L->sing_psi, &L->half_singular[0]);
+    L->n_sing_shoulder = L->n_sing;
     L->n_sing += singular_psi(L->d[4], L->sing_psi + L->n_sing, &L->half_singular[1]);
 }
 
@@ -1209,6 +1211,8 @@ typedef struct srs_search {
     srs_lin_arm lin;             /* one arm's linear form (arm_lin), built on first use; one slot (stack):
                                   * the searches take the arms one after the other */
     pik_real sc_c[7], cc_c[7];   /* NEAREST: sin and cos of q_current's angles t */
+    int mapped;                  /* the minimisers' variable u is a polar angle: psi = centre + scale tan u */
+    pik_real map_centre, map_scale;
 } srs_search;
 
 /* Arm g's linear form, built when another arm's (or none) is held. */
@@ -1238,7 +1242,7 @@ static void search_thetas(srs_search *S, int g, pik_real psi, pik_real rep[7], p
 /* Scores branch `want` of arm g at psi, or every allowed branch of g for want = -1; keeps the best.
  * Returns branch `want`'s cost (HUGE when it does not qualify). rep_out (may be NULL) receives the
  * representative angles. */
-static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *rep_out)
+static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *rep_out, pik_real *costs4)
 {
     pik_real rep[7], th[7], q[7], sing, want_cost = PIK_HUGE;
     srs_best *B = S->best;
@@ -1257,6 +1261,9 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
         q_of_thetas(S->m, th, q);
         verdict = pik_score(&S->sc, q, sing, b, 0, &r);
         S->blocked |= verdict == PIK_SCORE_BLOCKED;
+        if (costs4) {
+            costs4[k] = verdict == PIK_SCORE_OK ? r.cost : PIK_HUGE;
+        }
         if (verdict != PIK_SCORE_OK) {
             continue;
         }
@@ -1275,7 +1282,18 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
 
 static pik_real visit_branch(srs_search *S, int b, pik_real psi)
 {
-    return visit(S, (b >> 1) & 1, psi, b, 0);
+    return visit(S, (b >> 1) & 1, psi, b, 0, 0);
+}
+
+/* Branch b's cost at the minimisers' variable u: psi itself, or a polar angle (polar_window). */
+static pik_real eval_branch(srs_search *S, int b, pik_real u)
+{
+    if (S->mapped) {
+        pik_real su, cu;
+        pik_sincos_r(u, &su, &cu);
+        u = S->map_centre + S->map_scale * (su / cu);
+    }
+    return visit_branch(S, b, u);
 }
 
 /* A lower bound of branch b's cost at psi for the NEAREST policy, from arm g's linear form without
@@ -1363,7 +1381,7 @@ static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, p
             d = cgold * e;
         }
         u = pik_fabs(d) >= tol ? x + d : x + (d >= 0 ? tol : -tol);
-        fu = visit_branch(S, b, u);
+        fu = eval_branch(S, b, u);
         if (fu <= fx) {
             if (u >= x) {
                 a = x;
@@ -1402,8 +1420,15 @@ static void polish_best(srs_search *S)
 {
     const srs_best *B = S->best;
     const pik_real h = 4 * SRS_SEARCH_TOL;
-    pik_real x = B->psi, fx = B->cost, fa, fc;
+    pik_real x = B->psi, fx = B->cost, fa, fc, rep[7], sing, tol;
     int b = B->branch;
+    /* the fast joints turn at up to ~1 / |sin t2| (|sin t6|): the tolerance shrinks with the
+     * singularity measure, down to a few rounding steps of psi */
+    search_thetas(S, (b >> 1) & 1, x, rep, &sing);
+    tol = SRS_POLISH_TOL * (sing < 1 ? sing : 1);
+    if (tol < 4 * PIK_EPS * pik_fabs(x)) {
+        tol = 4 * PIK_EPS * pik_fabs(x);
+    }
     fa = visit_branch(S, b, x - h);
     fc = visit_branch(S, b, x + h);
     if (fa < PIK_HUGE && fc < PIK_HUGE) {
@@ -1416,7 +1441,7 @@ static void polish_best(srs_search *S)
     if (B->psi != x) {
         return; /* one side was better: the searches' bracket was wrong; that point stands */
     }
-    brent_on(S, b, x - h, x + h, x, fx, x - h, fa, x + h, fc, 48, SRS_POLISH_TOL);
+    brent_on(S, b, x - h, x + h, x, fx, x - h, fa, x + h, fc, 48, tol);
 }
 
 /* Minimises branch b's cost on [lo, hi] (smooth in psi between breakpoints) from its middle, in at
@@ -1540,6 +1565,90 @@ static void scan_branches(srs_search *S, int g)
 }
 
 /*
+ * NEAREST inside the exclusion around a singular arm angle psi_s of arm g that is only nearly singular
+ * (|sin t2| or |sin t6| reaches a small delta > 0, not 0): there t1 and t3 (t5 and t7) turn by up to
+ * pi within ~delta of psi, so the cells carry no bound and a search in psi cannot resolve them, yet the
+ * nearest solution may lie there (q_current next to the singular configuration). To first order in
+ * psi - psi_s the vector (sin t2 sin t1, sin t2 cos t1) of the linear form moves on a straight line,
+ * v0 + v1 (psi - psi_s); with h its closest approach and scale = (closest distance) / |v1|, the angle t1
+ * is, to that order, a constant plus u in psi = psi_s + h + scale tan u: uniform in u is uniform in the
+ * fast joints. The exclusion is sampled in u, every branch's local minima are refined in u (Brent).
+ */
+#define SRS_POLAR_SAMPLES 24
+#define SRS_POLAR_TOL PIK_TOL(1e-12, 1e-6)
+static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
+{
+    const srs_lin_arm *L = search_lin(S, g);
+    const lin3 n = L->n[wrist ? 3 : 0], d = L->d[wrist ? 3 : 0];
+    const pik_real E = PIK_PSI_SINGULAR_EXCLUSION_RAD;
+    enum { HALF = SRS_POLAR_SAMPLES / 2 };
+    pik_real sp, cp, v0x, v0y, v1x, v1y, n1, h, px, py, delta2, r_seed, lo, hi, u_in, u[SRS_POLAR_SAMPLES / 2];
+    pik_real f[SRS_POLAR_SAMPLES / 2][4];
+    int i, k, side;
+    pik_sincos_r(psi_s, &sp, &cp);
+    v0x = lin_eval(n, sp, cp);
+    v0y = lin_eval(d, sp, cp);
+    v1x = n.a * cp - n.b * sp;
+    v1y = d.a * cp - d.b * sp;
+    n1 = v1x * v1x + v1y * v1y;
+    if (!(n1 > SRS_ROOT_NORM_MIN)) {
+        return;
+    }
+    h = -(v0x * v1x + v0y * v1y) / n1;
+    px = v0x + h * v1x;
+    py = v0y + h * v1y;
+    delta2 = px * px + py * py;
+    S->map_centre = psi_s + h;
+    S->map_scale = pik_sqrt(delta2 / n1);
+    /* Within r_seed of the centre |sin t2| <= SRS_SING_ABS: the IK keeps the seed's t1 there (one
+     * configuration, the one at psi_s). Just inside and just outside that radius on both sides: the
+     * seed's split with the other pair's state there, and the pair's own directions. */
+    r_seed = delta2 < SRS_SING_ABS * SRS_SING_ABS ? pik_sqrt((SRS_SING_ABS * SRS_SING_ABS - delta2) / n1) : 0;
+    if (r_seed > 0) {
+        visit(S, g, S->map_centre - PIK_R(1.001) * r_seed, -1, 0, 0);
+        visit(S, g, S->map_centre - PIK_R(0.999) * r_seed, -1, 0, 0);
+        visit(S, g, S->map_centre + PIK_R(0.999) * r_seed, -1, 0, 0);
+        visit(S, g, S->map_centre + PIK_R(1.001) * r_seed, -1, 0, 0);
+    }
+    if (!(S->map_scale > 0)) {
+        return; /* exactly singular: the pair's direction is constant on either side */
+    }
+    /* The exclusion [psi_s - E, psi_s + E] in u, without the seed's zone (-u_in, u_in); each side is
+     * sampled and its local minima refined on its own. */
+    lo = pik_atan2_r(psi_s - E - S->map_centre, S->map_scale);
+    hi = pik_atan2_r(psi_s + E - S->map_centre, S->map_scale);
+    u_in = pik_atan2_r(PIK_R(1.001) * r_seed, S->map_scale);
+    for (side = 0; side < 2; ++side) {
+        pik_real a0 = side ? (u_in > lo ? u_in : lo) : lo, a1 = side ? hi : (-u_in < hi ? -u_in : hi), du;
+        if (!(a1 > a0)) {
+            continue;
+        }
+        du = (a1 - a0) / HALF;
+        for (i = 0; i < HALF; ++i) {
+            pik_real su, cu;
+            u[i] = a0 + ((pik_real)i + PIK_R(0.5)) * du;
+            pik_sincos_r(u[i], &su, &cu);
+            visit(S, g, S->map_centre + S->map_scale * (su / cu), -1, 0, f[i]);
+        }
+        S->mapped = 1;
+        for (k = 0; k < 4; ++k) {
+            int b = SRS_BRANCH(g, k);
+            if (!(S->allowed & (1u << b))) {
+                continue;
+            }
+            for (i = 0; i < HALF; ++i) {
+                pik_real fl = i > 0 ? f[i - 1][k] : PIK_HUGE, fr = i + 1 < HALF ? f[i + 1][k] : PIK_HUGE;
+                if (f[i][k] < PIK_HUGE && f[i][k] <= fl && f[i][k] <= fr) {
+                    pik_real a = i > 0 ? u[i - 1] : a0, c = i + 1 < HALF ? u[i + 1] : a1;
+                    brent_on(S, b, a, c, u[i], f[i][k], a, fl, c, fr, 64, SRS_POLAR_TOL);
+                }
+            }
+        }
+        S->mapped = 0;
+    }
+}
+
+/*
  * Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
  * is monotone in a cell): per branch, a cell whose lower bound -- each joint's angular distance from
  * q_current to the arc the joint sweeps over the cell (or, without q_current, minus the best margin
@@ -1559,14 +1668,14 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
     nb = arm_breaks(m, L, 1, br);
     for (j = 0; j < L->n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
-        visit(S, g, L->sing_psi[j], -1, 0);
+        visit(S, g, L->sing_psi[j], -1, 0, 0);
     }
     /* Every breakpoint is scored on every branch: an in-limit set may be a single arm angle (several
      * joints at a limit at once, in a cell too short to search), and an optimum on a limit is one */
-    visit(S, g, br[0], -1, rep_a);
+    visit(S, g, br[0], -1, rep_a, 0);
     for (i = 0; i + 1 < nb; ++i) {
         pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1), sm, cm, rate[6];
-        visit(S, g, a1, -1, rep_b);
+        visit(S, g, a1, -1, rep_b, 0);
         if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(L, mid)) {
             memcpy(rep_a, rep_b, sizeof rep_a);
             continue;
@@ -1634,6 +1743,11 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
             }
         }
         memcpy(rep_a, rep_b, sizeof rep_a);
+    }
+    if (S->sc.q_current) {
+        for (j = 0; j < L->n_sing; ++j) {
+            polar_window(S, g, j >= L->n_sing_shoulder, L->sing_psi[j]);
+        }
     }
 }
 
@@ -1791,11 +1905,12 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     S.best = &best;
     /* one arm angle per arm: arm_thetas directly; every other policy evaluates arms many times */
     S.lin_g = policy == PIK_PSI_GIVEN ? -2 : -1;
+    S.mapped = 0;
 
     if (policy == PIK_PSI_GIVEN) {
         pik_real psi = pik_wrap_pi(*psi_rad_inout);
         for (g = 0; g < P.n_gc4; ++g) {
-            visit(&S, g, psi, -1, 0);
+            visit(&S, g, psi, -1, 0, 0);
         }
     } else if (policy == PIK_PSI_WIDEST) {
         widest(&S);
