@@ -1213,7 +1213,13 @@ typedef struct srs_search {
     pik_real sc_c[7], cc_c[7];   /* NEAREST: sin and cos of q_current's angles t */
     int mapped;                  /* the minimisers' variable u is a polar angle: psi = centre + scale tan u */
     pik_real map_centre, map_scale;
+    int n_split;                 /* cells whose bound left a gap after their search (search_cell), */
+    struct {                     /* the SRS_SPLIT_CELLS lowest bounds kept, to be halved at the end */
+        pik_real a0, a1, lb;
+        int b;
+    } split[8];
 } srs_search;
+#define SRS_SPLIT_CELLS 8
 
 /* Arm g's linear form, built when another arm's (or none) is held. */
 static const srs_lin_arm *search_lin(srs_search *S, int g)
@@ -1648,16 +1654,136 @@ static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
     }
 }
 
-/*
- * Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
- * is monotone in a cell): per branch, a cell whose lower bound -- each joint's angular distance from
- * q_current to the arc the joint sweeps over the cell (or, without q_current, minus the best margin
- * the arcs allow) -- is below the best cost so far is searched; the others cannot hold the optimum.
- */
-static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
+/* Deepest subdivision of a cell (1/8 of it) where its bound stays below the best after the search. */
+#define SRS_CELL_SPLIT_DEPTH 3
+/* ... and only where the bound's gap to the best is at least this fraction of the best: near q_current
+ * (tiny costs) the gap is large relative to the cost but the cell is searched from its middle, which
+ * holds the one minimum a short sweep allows. */
+#define SRS_CELL_SPLIT_GAP PIK_R(0.1)
+
+/* One cell [a0, a1] of branch b (arm g), every joint monotone in it (rate: the representative joints'
+ * rates' signs), rep_a / rep_b the representative angles at its ends: the lower bound of the cost in
+ * the cell -- each joint's angular distance from q_current to the arc it sweeps (or, without
+ * q_current, minus the best margin the arcs allow) -- and, where it is below the best so far, a search
+ * of the cell from its middle. The cost is a sum of terms each unimodal in the cell but may itself have
+ * two minima where q_current is far (the search finds one): where the bound still leaves a gap, the
+ * cell is halved and each half bounded and searched again, SRS_CELL_SPLIT_DEPTH times at most. */
+static void search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik_real rep_a[7],
+                        const pik_real rep_b[7], const pik_real rate[6], const pik_real *th_c, int depth)
 {
     const pik_srs_model *m = S->m;
     const pik_select_options *o = S->sc.o;
+    const srs_lin_arm *L = &S->lin;
+    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE, rep_m[7], sing, mid;
+    int jj;
+    branch_thetas(b, rep_a, ta);
+    branch_thetas(b, rep_b, tb);
+    for (jj = 0; jj < 7; ++jj) {
+        pik_real sweep, w = o->weights ? o->weights[jj] : 1, mid_t, qm;
+        int kk = jj < 3 ? jj : jj - 1;
+        if (jj == 3) {
+            sweep = 0;
+        } else if (L->half_singular[kk / 3]) {
+            continue; /* t1 + t3 (t5 + t7) only: no bound from these joints */
+        } else {
+            /* monotone: the sweep's sign is the rate's; t2 and t6 run backwards on the flipped branch */
+            int flipped = (kk == 1 && (b & 1)) || (kk == 4 && (b & 4));
+            pik_real dir = (rate[kk] >= 0) != flipped ? 1 : -1;
+            sweep = pik_wrap_pi(tb[jj] - ta[jj]);
+            /* The short way unless the rate says otherwise; a rate or a reverse sweep at rounding level
+             * (a joint constant in psi, e.g. t1 and t2 with the elbow stretched) is noise, not a turn. */
+            if (sweep * dir < 0 && pik_fabs(rate[kk]) > SRS_RATE_NOISE && pik_fabs(sweep) > SRS_RATE_NOISE) {
+                sweep += dir * PIK_TWO_PI;
+            }
+        }
+        /* feasibility: no limit is crossed inside the cell, so the arc's middle decides */
+        mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
+        qm = srs_q_of_theta(m, jj, mid_t);
+        if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
+              pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
+              pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
+            return;
+        }
+        if (S->sc.q_current) {
+            pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
+            lb += w * d * d;
+        } else {
+            pik_real ub = arc_margin_ub(m, jj, ta[jj], sweep);
+            margin_ub = ub < margin_ub ? ub : margin_ub;
+        }
+    }
+    if (!S->sc.q_current) {
+        lb = -margin_ub;
+    }
+    if (S->best->found && lb >= S->best->cost - SRS_COST_TOL) {
+        return;
+    }
+    /* the ends are scored already (every breakpoint and split point is visited on every branch) */
+    minimise_on(S, b, a0, a1);
+    if (depth >= SRS_CELL_SPLIT_DEPTH || !S->sc.q_current || !S->best->found ||
+        S->best->cost - lb < SRS_CELL_SPLIT_GAP * S->best->cost || a1 - a0 < 64 * SRS_SEARCH_TOL) {
+        return;
+    }
+    if (depth == 0) {
+        /* whole cells are halved only after every cell is searched (split_cells), when the best is
+         * final and prunes most of them: the ones with the lowest bounds are kept */
+        int slot = S->n_split, k;
+        if (S->n_split < SRS_SPLIT_CELLS) {
+            S->n_split++;
+        } else {
+            slot = 0;
+            for (k = 1; k < SRS_SPLIT_CELLS; ++k) {
+                slot = S->split[k].lb > S->split[slot].lb ? k : slot;
+            }
+            if (S->split[slot].lb <= lb) {
+                return;
+            }
+        }
+        S->split[slot].a0 = a0;
+        S->split[slot].a1 = a1;
+        S->split[slot].lb = lb;
+        S->split[slot].b = b;
+        return;
+    }
+    mid = PIK_R(0.5) * (a0 + a1);
+    search_thetas(S, (b >> 1) & 1, mid, rep_m, &sing);
+    visit_branch(S, b, mid);
+    search_cell(S, b, a0, mid, rep_a, rep_m, rate, th_c, depth + 1);
+    search_cell(S, b, mid, a1, rep_m, rep_b, rate, th_c, depth + 1);
+}
+
+/* The kept cells whose bound is still below the final best by the gap: halved and searched again. */
+static void split_cells(srs_search *S, const pik_real *th_c)
+{
+    int i, k, depth;
+    for (i = 0; i < S->n_split; ++i) {
+        int b = S->split[i].b, g = (b >> 1) & 1;
+        pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, mid = PIK_R(0.5) * (a0 + a1), sm, cm, sing;
+        pik_real rep_a[7], rep_m[7], rep_b[7], rate[6];
+        const srs_lin_arm *L;
+        if (S->best->cost - S->split[i].lb < SRS_CELL_SPLIT_GAP * S->best->cost) {
+            continue;
+        }
+        L = search_lin(S, g);
+        pik_sincos_r(mid, &sm, &cm);
+        for (k = 0; k < 6; ++k) {
+            rate[k] = lin_eval(joint_rate(L, k), sm, cm);
+        }
+        search_thetas(S, g, a0, rep_a, &sing);
+        search_thetas(S, g, mid, rep_m, &sing);
+        search_thetas(S, g, a1, rep_b, &sing);
+        visit_branch(S, b, mid);
+        depth = b == S->best->branch && a0 <= S->best->psi && S->best->psi <= a1 ? SRS_CELL_SPLIT_DEPTH : 1;
+        search_cell(S, b, a0, mid, rep_a, rep_m, rate, th_c, depth);
+        search_cell(S, b, mid, a1, rep_m, rep_b, rate, th_c, depth);
+    }
+    S->n_split = 0;
+}
+
+/* Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
+ * is monotone in a cell): search_cell for each allowed branch. */
+static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
+{
     const srs_lin_arm *L = search_lin(S, g);
     pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7];
     int nb, i, k, j;
@@ -1665,7 +1791,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
         scan_branches(S, g);
         return;
     }
-    nb = arm_breaks(m, L, 1, br);
+    nb = arm_breaks(S->m, L, 1, br);
     for (j = 0; j < L->n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
         visit(S, g, L->sing_psi[j], -1, 0, 0);
@@ -1685,61 +1811,9 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
             rate[k] = lin_eval(joint_rate(L, k), sm, cm);
         }
         for (k = 0; k < 4; ++k) {
-            int b = SRS_BRANCH(g, k), jj, feasible = 1;
-            pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE;
-            if (!(S->allowed & (1u << b))) {
-                continue;
-            }
-            branch_thetas(b, rep_a, ta);
-            branch_thetas(b, rep_b, tb);
-            for (jj = 0; jj < 7; ++jj) {
-                pik_real sweep, w = o->weights ? o->weights[jj] : 1, mid_t, qm;
-                int kk = jj < 3 ? jj : jj - 1;
-                if (jj == 3) {
-                    sweep = 0;
-                } else if (L->half_singular[kk / 3]) {
-                    continue; /* t1 + t3 (t5 + t7) only: no bound from these joints */
-                } else {
-                    /* monotone: the sweep's sign is the rate's; t2 and t6 run backwards on the flipped branch */
-                    int flipped = (kk == 1 && (b & 1)) || (kk == 4 && (b & 4));
-                    pik_real dir = (rate[kk] >= 0) != flipped ? 1 : -1;
-                    sweep = pik_wrap_pi(tb[jj] - ta[jj]);
-                    /* The short way unless the rate says otherwise; a rate or a reverse sweep at
-                     * rounding level (a joint constant in psi, e.g. t1 and t2 with the elbow
-                     * stretched) is noise, not a full turn. */
-                    if (sweep * dir < 0 && pik_fabs(rate[kk]) > SRS_RATE_NOISE && pik_fabs(sweep) > SRS_RATE_NOISE) {
-                        sweep += dir * PIK_TWO_PI;
-                    }
-                }
-                /* feasibility: no limit is crossed inside the cell, so the arc's middle decides */
-                mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
-                qm = srs_q_of_theta(m, jj, mid_t);
-                if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
-                      pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
-                      pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
-                    feasible = 0;
-                    break;
-                }
-                if (S->sc.q_current) {
-                    pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
-                    lb += w * d * d;
-                } else {
-                    pik_real ub = arc_margin_ub(m, jj, ta[jj], sweep);
-                    margin_ub = ub < margin_ub ? ub : margin_ub;
-                }
-            }
-            if (!feasible) {
-                continue;
-            }
-            if (!S->sc.q_current) {
-                lb = -margin_ub;
-            }
-            if (!S->best->found || lb < S->best->cost - SRS_COST_TOL) {
-                /* the ends first (an optimum on a limit is there), then the inside; the ends of pruned
-                 * cells need no visit: the bound covers them */
-                visit_branch(S, b, a0);
-                visit_branch(S, b, a1);
-                minimise_on(S, b, a0, a1);
+            int b = SRS_BRANCH(g, k);
+            if (S->allowed & (1u << b)) {
+                search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, 0);
             }
         }
         memcpy(rep_a, rep_b, sizeof rep_a);
@@ -1906,6 +1980,7 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     /* one arm angle per arm: arm_thetas directly; every other policy evaluates arms many times */
     S.lin_g = policy == PIK_PSI_GIVEN ? -2 : -1;
     S.mapped = 0;
+    S.n_split = 0;
 
     if (policy == PIK_PSI_GIVEN) {
         pik_real psi = pik_wrap_pi(*psi_rad_inout);
@@ -2001,6 +2076,7 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
                     branch_and_bound(&S, g, th_c);
                 }
             }
+            split_cells(&S, th_c);
         }
         if (best.found && best.cost > SRS_COST_TOL) {
             unpolished = best;
