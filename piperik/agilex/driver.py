@@ -55,10 +55,11 @@ class ArmFaultError(DriveError):
 
 @dataclass
 class Hold:
-    """A tick at which the target was held instead of followed, and why."""
+    """Consecutive ticks at which the target was held instead of followed, and why."""
 
-    tick: int
+    tick: int          #: the first tick held
     reason: str
+    ticks: int = 1     #: how many consecutive ticks held for this reason
 
 
 @dataclass
@@ -166,6 +167,7 @@ class PiperDriver:
         self._running = threading.Lock()
         self.last_report: Optional[DriveReport] = None
         self.last_hold_reason: Optional[str] = None
+        self._hold_open = False
         if enable:
             self.enable(timeout_s=enable_timeout_s)
 
@@ -401,10 +403,12 @@ class PiperDriver:
 
     def _hold(self, report: DriveReport, k: int, reason: str) -> None:
         self.last_hold_reason = reason
-        if not report.holds or report.holds[-1].reason != reason or report.holds[-1].tick < k - 1:
-            report.holds.append(Hold(k, reason))
+        last = report.holds[-1] if report.holds else None
+        if last is not None and last.reason == reason and self._hold_open:
+            last.ticks += 1
         else:
-            report.holds[-1] = Hold(report.holds[-1].tick, reason)
+            report.holds.append(Hold(k, reason))
+        self._hold_open = True
 
     # ------------------------------------------------------------------------------------ verbs
     def _stream(self, q_path: np.ndarray) -> DriveReport:
@@ -447,6 +451,11 @@ class PiperDriver:
         raises ``NoSolutionError`` / ``ValueError`` and the arm does not move."""
         q0 = self._start_q()
         waypoints = [self.arm.fk(q0)] + [_matrix(W) for W in via] + [_matrix(T)]
+        for name, W in [(f"via[{i}]", W) for i, W in enumerate(waypoints[1:-1])] + [("T", waypoints[-1])]:
+            try:
+                self.arm.ik(W, options=self._options.replace(limit_margin_rad=self.limit_margin_rad))
+            except NoSolutionError as exc:
+                raise NoSolutionError(f"{name}: {exc}; nothing was sent") from None
         plan = plan_cartesian(self.arm, waypoints, q0, max_joint_step_rad=max_joint_step_rad)
         lim = self._new_limiter(self.rate_hz)
         for i, q in enumerate(plan.q):
@@ -507,6 +516,7 @@ class PiperDriver:
                            + (" with a branch switch" if sel.branch_switched else ""))
                 return None, False
             self.last_hold_reason = None
+            self._hold_open = False
             state["q_prev"] = sel.q
             return sel.q, False
 
