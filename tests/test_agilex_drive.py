@@ -273,7 +273,7 @@ def test_unreachable_pose_holds_and_reports(rig, arm):
     report = drv.follow(pose, RATE_HZ)
     assert len(report.holds) == 1
     assert report.holds[0].reason == "pose not followed: unreachable: the pose is outside the workspace of piper"
-    assert 40 <= report.holds[0].tick <= 42 and 30 <= report.holds[0].ticks <= 40   # ticks may be skipped under load
+    assert 30 <= report.holds[0].tick <= 40 and 30 <= report.holds[0].ticks <= 40   # ticks may be skipped under load
     C = received(sim, drv, n0)
     check_commands(C, arm)
     # while held, the command came to rest on the last followed target
@@ -301,7 +301,7 @@ def test_branch_jump_is_held(rig, arm):
 
     n0 = len(sim.joint_commands())
     report = drv.follow(pose, RATE_HZ)
-    assert len(report.holds) == 1 and 20 <= report.holds[0].tick <= 22 and 30 <= report.holds[0].ticks <= 41
+    assert len(report.holds) == 1 and 15 <= report.holds[0].tick <= 20 and 30 <= report.holds[0].ticks <= 41
     assert report.holds[0].reason == "pose not followed: branch jump, joint 6 would move 1.500 rad (max_jump_rad = 0.5)"
     C = received(sim, drv, n0)
     assert np.abs(C[-1] - np.rint(Q_START * MDEG_PER_RAD)).max() <= 1
@@ -388,3 +388,43 @@ def test_fast_mode_sets_mit_flag(rig):
     sim, drv = rig(fast_mode=True, speed_percent=60)
     drv.move_joints(Q_START + 0.05)
     assert sim.mit_mode is True and sim.speed_percent == 60
+
+
+# ---------------------------------------------------------------------------------- command line
+
+
+def test_cli_drive_sim_line(capsys):
+    from piperik.cli import main
+
+    rc = main(["drive", "--sim", "--deg", "--max-velocity", "3", "--max-acceleration", "8",
+               "--line", "0.25 0 0.30 180 40 180", "0.25 0.05 0.25 180 40 180"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert "to the first pose" in out.out and "straight line through 1 more pose(s)" in out.out
+    assert "holds 0" in out.out and "smallest joint margin" in out.out
+    assert "rate " in out.err and "period error p50" in out.err          # the live status line
+
+
+def test_cli_drive_sim_follow_stdin(capsys, monkeypatch):
+    import io
+
+    from piperik.cli import main
+
+    lines = "".join(f"0.25 {0.02 * math.sin(k / 20):.5f} 0.30 180 40 180\n" for k in range(60))
+    monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+    rc = main(["drive", "--sim", "--deg", "--follow", "--one-per-tick", "--max-velocity", "3",
+               "--max-acceleration", "8"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert "following stdin, one pose per tick" in out.out and "holds 0" in out.out
+
+
+def test_cli_drive_errors(capsys):
+    from piperik.cli import main
+
+    assert main(["drive", "--sim", "--line", "2 0 0 0 0 0"]) == 2
+    assert "--line pose 1: unreachable" in capsys.readouterr().err
+    assert main(["drive", "--sim", "--line", "0.25 0 0.3 180 40"]) == 2
+    assert "--line: expected six numbers" in capsys.readouterr().err
+    assert main(["drive", "--sim"]) == 2
+    assert "give --line POSE POSE [...] or --follow" in capsys.readouterr().err

@@ -57,7 +57,7 @@ class ArmFaultError(DriveError):
 class Hold:
     """Consecutive ticks at which the target was held instead of followed, and why."""
 
-    tick: int          #: the first tick held
+    tick: int          #: the first tick held (counting the ticks sent in this motion, from 0)
     reason: str
     ticks: int = 1     #: how many consecutive ticks held for this reason
 
@@ -69,8 +69,13 @@ class DriveReport:
     rate_hz: float
     ticks: int = 0
     t_tick_s: List[float] = field(default_factory=list)     #: tick start times (perf_counter)
-    compute_s: List[float] = field(default_factory=list)    #: IK + checks + shaping per tick
-    send_s: List[float] = field(default_factory=list)       #: the JointCtrl call (three frames)
+    compute_s: List[float] = field(default_factory=list)    #: feedback checks + IK + selection + shaping, wall time
+    compute_cpu_s: List[float] = field(default_factory=list)  #: the same, CPU time of the loop's thread
+    check_cpu_s: List[float] = field(default_factory=list)    #: of which the feedback and status checks
+    target_cpu_s: List[float] = field(default_factory=list)   #: ... the target (follow: IK + selection + jump check)
+    limit_cpu_s: List[float] = field(default_factory=list)    #: ... the MotionLimiter step
+    send_s: List[float] = field(default_factory=list)       #: the JointCtrl call (three frames), wall time
+    send_cpu_s: List[float] = field(default_factory=list)   #: the same, CPU time
     holds: List[Hold] = field(default_factory=list)
     overruns: int = 0                                        #: ticks skipped because one ran late
     min_margin_rad: float = math.inf                         #: smallest distance of a command to a limit
@@ -90,13 +95,13 @@ class DriveReport:
 
     def summary(self) -> str:
         pe = self.period_error_s * 1e3
-        comp = np.asarray(self.compute_s) * 1e6
+        comp = np.asarray(self.compute_cpu_s) * 1e6
         p50, p99 = (np.percentile(pe, [50, 99]) if len(pe) else (0.0, 0.0))
         c50 = float(np.median(comp)) if len(comp) else 0.0
         margin = (f"{math.degrees(self.min_margin_rad):.1f} deg (joint {self.min_margin_joint})"
                   if self.min_margin_joint > 0 else "-")
         return (f"{self.ticks} ticks at {self.achieved_rate_hz:.1f} Hz (asked {self.rate_hz:g}); period error "
-                f"p50 {p50:.3f} ms p99 {p99:.3f} ms; compute p50 {c50:.0f} us; holds {len(self.holds)}; "
+                f"p50 {p50:.3f} ms p99 {p99:.3f} ms; checks + IK + limits p50 {c50:.0f} us CPU; holds {len(self.holds)}; "
                 f"overruns {self.overruns}; smallest joint margin {margin}")
 
 
@@ -176,7 +181,11 @@ class PiperDriver:
     def from_channel(cls, channel: str = "can0", interface: str = "socketcan", **kwargs) -> "PiperDriver":
         """Create the piper_sdk interface on a CAN channel (python-can ``interface``: "socketcan" on
         Linux, "slcan" for a serial adapter, "virtual" for :class:`~piperik.agilex.SimulatedPiper`),
-        connect it without the SDK's own initialisation, and wrap it. ``kwargs`` go to the constructor."""
+        connect it without the SDK's own initialisation, and wrap it. ``kwargs`` go to the constructor.
+
+        piper_sdk keeps one interface per channel name in a process (``C_PiperInterface_V2`` is a
+        per-name singleton); on the ``virtual`` interface its reader thread cannot be woken after a
+        disconnect, so give every simulated arm in a process its own channel name."""
         from piper_sdk import C_PiperInterface_V2
 
         piper = C_PiperInterface_V2(channel, judge_flag=False, can_auto_init=False)
@@ -339,36 +348,45 @@ class PiperDriver:
                     report.overruns += skipped
                     k += skipped
                 t_start = time.perf_counter()
+                cpu_start = time.thread_time()
                 report.t_tick_s.append(t_start)
                 if interrupts[0] >= 2:
                     report.interrupted = True
                     raise KeyboardInterrupt
                 q_meas = self._check(time.monotonic())
+                cpu_checked = time.thread_time()
                 if (interrupts[0] or self._stop_request.is_set()) and not braking:
                     braking = True
                     report.interrupted = bool(interrupts[0])
                 if braking:
+                    cpu_target = time.thread_time()
                     cmd = lim.step(None)
                 else:
                     if not done:
                         new_target, done = target_fn(k, k * period, q_meas)
                         if new_target is not None:
                             target = new_target
+                    cpu_target = time.thread_time()
                     cmd = lim.step(target)
-                t_comp = time.perf_counter()
+                t_comp, cpu_comp = time.perf_counter(), time.thread_time()
                 if k % mode_every == 0:
                     self._mode()
                 self._send(cmd)
-                t_sent = time.perf_counter()
+                t_sent, cpu_sent = time.perf_counter(), time.thread_time()
                 report.compute_s.append(t_comp - t_start)
+                report.compute_cpu_s.append(cpu_comp - cpu_start)
+                report.check_cpu_s.append(cpu_checked - cpu_start)
+                report.target_cpu_s.append(cpu_target - cpu_checked)
+                report.limit_cpu_s.append(cpu_comp - cpu_target)
                 report.send_s.append(t_sent - t_comp)
+                report.send_cpu_s.append(cpu_sent - cpu_comp)
                 report.ticks += 1
                 c = np.asarray(cmd, dtype=float) / MDEG_PER_RAD
                 margins = np.minimum(c - lower, upper - c)
                 j = int(np.argmin(margins))
                 if margins[j] < report.min_margin_rad:
                     report.min_margin_rad, report.min_margin_joint = float(margins[j]), j + 1
-                if self.on_status is not None and k % max(1, int(rate_hz // 5)) == 0:
+                if self.on_status is not None and report.ticks > 1 and k % max(1, int(rate_hz // 5)) == 0:
                     self.on_status(self._status(report, q_meas, margins))
                 k += 1
                 if braking and lim.at_rest:
@@ -383,7 +401,7 @@ class PiperDriver:
                 if done:
                     k_done = k if k_done is None else k_done
                     if k - k_done > settle_ticks:
-                        self._hold(report, k, "did not settle on the last target within 10 s")
+                        self._hold(report, report.ticks, "did not settle on the last target within 10 s")
                         break
             return report
         finally:
@@ -506,12 +524,12 @@ class PiperDriver:
             try:
                 sel = self.arm.select(T, state["q_prev"], options=options)
             except (NoSolutionError, ValueError) as exc:
-                self._hold(rep, k, f"pose not followed: {exc}")
+                self._hold(rep, rep.ticks, f"pose not followed: {exc}")
                 return None, False
             step = np.abs(sel.q - state["q_prev"])
             j = int(np.argmax(step))
             if step[j] > self.max_jump_rad or sel.branch_switched:
-                self._hold(rep, k, f"pose not followed: branch jump, joint {j + 1} would move {step[j]:.3f} rad "
+                self._hold(rep, rep.ticks, f"pose not followed: branch jump, joint {j + 1} would move {step[j]:.3f} rad "
                                    f"(max_jump_rad = {self.max_jump_rad})"
                            + (" with a branch switch" if sel.branch_switched else ""))
                 return None, False
