@@ -5,15 +5,18 @@ inside the joint limits with a margin, with bounded velocity and acceleration be
 commanded as it is (a timed trajectory passes unchanged); a target that jumps is approached: each
 joint accelerates, cruises and brakes toward it (time-optimal per joint, with the target's own
 velocity fed forward when it moves smoothly), and never overshoots a joint limit. ``step(None)``
-brakes to rest. Everything is checked on the integers that go on the wire:
+brakes to rest. The rules, for every joint and every tick (c = the command, dt = 1 / rate):
 
 * position: inside ``[lower + margin, upper - margin]``; a joint that starts inside the margin band
   (the PiPER's rest pose has joints 2 and 3 on their limits) may only move inward, never further out,
   and never past ``[lower, upper]``;
 * velocity: ``|c[k] - c[k-1]| <= max_velocity * dt``;
-* acceleration: ``|c[k] - 2 c[k-1] + c[k-2]| <= max_acceleration * dt^2``, exact whenever that
-  interval holds an integer (up to 500 Hz at 2.5 rad/s^2, 1 kHz at 10 rad/s^2); above that the
-  0.001 deg quantisation can add one count, and position and velocity still hold exactly.
+* acceleration: ``|c[k] - 2 c[k-1] + c[k-2]| <= max_acceleration * dt^2``.
+
+The limits hold exactly on the limiter's own (real-valued) command; the wire carries it rounded to
+0.001 deg, which adds at most one count to a step and two to a second difference (at 500 Hz and
+2.5 rad/s^2 the acceleration bound itself is only 0.57 counts per tick^2, so rounding cannot be
+avoided there). The position band is exact on the integers (its edges are rounded inward).
 """
 from __future__ import annotations
 
