@@ -23,7 +23,7 @@ from piperik.poses import MDEG_PER_RAD  # noqa: E402
 
 RATE_HZ = 200.0
 VMAX = 2.0        # rad/s, the driver's limits in these tests
-AMAX = 8.0        # rad/s^2
+AMAX = 5.0        # rad/s^2 (the firmware's maximum)
 MARGIN = math.radians(1.0)
 Q_START = np.array([0.0, 1.2, -1.0, 0.0, 0.6, 0.0])
 
@@ -382,6 +382,14 @@ def test_legacy_zero_from_firmware_and_arguments(rig):
         PiperDriver(drv.piper, arm=drv.arm, rate_hz=0, enable=False)
     with pytest.raises(ValueError, match="speed_percent"):
         PiperDriver(drv.piper, arm=drv.arm, speed_percent=0, enable=False)
+    with pytest.raises(ValueError, match=r"max_velocity_rad_s: each must be > 0 and at most the arm's \[3.0"):
+        PiperDriver(drv.piper, arm=drv.arm, max_velocity_rad_s=4.0, enable=False)
+    with pytest.raises(ValueError, match="max_acceleration_rad_s2: expected a number or 6 numbers"):
+        PiperDriver(drv.piper, arm=drv.arm, max_acceleration_rad_s2=[1, 2], enable=False)
+    with pytest.raises(ValueError, match="limit_margin_rad: must be finite and >= 0"):
+        PiperDriver(drv.piper, arm=drv.arm, limit_margin_rad=float("nan"), enable=False)
+    with pytest.raises(ValueError, match="legacy_zero: expected None"):
+        PiperDriver(drv.piper, legacy_zero="yes", enable=False)
 
 
 def test_fast_mode_sets_mit_flag(rig):
@@ -396,7 +404,7 @@ def test_fast_mode_sets_mit_flag(rig):
 def test_cli_drive_sim_line(capsys):
     from piperik.cli import main
 
-    rc = main(["drive", "--sim", "--deg", "--max-velocity", "3", "--max-acceleration", "8",
+    rc = main(["drive", "--sim", "--deg", "--max-velocity", "3", "--max-acceleration", "5",
                "--line", "0.25 0 0.30 180 40 180", "0.25 0.05 0.25 180 40 180"])
     out = capsys.readouterr()
     assert rc == 0, out.err
@@ -413,7 +421,7 @@ def test_cli_drive_sim_follow_stdin(capsys, monkeypatch):
     lines = "".join(f"0.25 {0.02 * math.sin(k / 20):.5f} 0.30 180 40 180\n" for k in range(60))
     monkeypatch.setattr("sys.stdin", io.StringIO(lines))
     rc = main(["drive", "--sim", "--deg", "--follow", "--one-per-tick", "--max-velocity", "3",
-               "--max-acceleration", "8"])
+               "--max-acceleration", "5"])
     out = capsys.readouterr()
     assert rc == 0, out.err
     assert "following stdin, one pose per tick" in out.out and "holds 0" in out.out

@@ -105,6 +105,18 @@ class DriveReport:
                 f"overruns {self.overruns}; smallest joint margin {margin}")
 
 
+def _within(value, arm_max, name: str, unit: str) -> np.ndarray:
+    """Per-joint limits (a number or 6 numbers), each > 0 and at most the arm's own."""
+    try:
+        arr = np.broadcast_to(np.asarray(value, dtype=float), (6,)).copy()
+    except ValueError:
+        raise ValueError(f"{name}: expected a number or 6 numbers [{unit}], got {value!r}") from None
+    top = np.asarray(arm_max, dtype=float)
+    if not (np.all(np.isfinite(arr)) and np.all(arr > 0) and np.all(arr <= top)):
+        raise ValueError(f"{name}: each must be > 0 and at most the arm's {top.tolist()} {unit}, got {arr.tolist()}")
+    return arr
+
+
 PoseSource = Union[Callable[[float], Optional[np.ndarray]], Iterable]
 
 
@@ -120,7 +132,7 @@ class PiperDriver:
 
     Safety settings: ``limit_margin_rad`` (commands stay this far inside the joint limits),
     ``max_velocity_rad_s`` / ``max_acceleration_rad_s2`` (per joint, between ticks; default half of
-    the arm's 3 rad/s and 5 rad/s^2), ``max_jump_rad`` (a new IK target farther than this from the
+    the arm's 3 rad/s and 5 rad/s^2, and at most those), ``max_jump_rad`` (a new IK target farther than this from the
     previous one in any joint is a branch jump and is held), ``feedback_timeout_s`` (no joint
     feedback for this long stops streaming). ``fast_mode``: the SDK's MIT flag 0xAD on JointCtrl
     (the controller passes commands on without its own smoothing; lower latency, the host's limits
@@ -136,10 +148,14 @@ class PiperDriver:
             raise ValueError(f"rate_hz: must be in [1, 2000] Hz, got {rate_hz!r}")
         if not (math.isfinite(feedback_timeout_s) and feedback_timeout_s > 0):
             raise ValueError(f"feedback_timeout_s: must be finite and > 0, got {feedback_timeout_s!r}")
+        if not (isinstance(limit_margin_rad, (int, float)) and math.isfinite(limit_margin_rad) and limit_margin_rad >= 0):
+            raise ValueError(f"limit_margin_rad: must be finite and >= 0, got {limit_margin_rad!r}")
         if not (math.isfinite(max_jump_rad) and max_jump_rad > 0):
             raise ValueError(f"max_jump_rad: must be finite and > 0, got {max_jump_rad!r}")
         if not (isinstance(speed_percent, int) and 1 <= speed_percent <= 100):
             raise ValueError(f"speed_percent: must be an integer in [1, 100], got {speed_percent!r}")
+        if legacy_zero is not None and not isinstance(legacy_zero, (bool, np.bool_)):
+            raise ValueError(f"legacy_zero: expected None (read the firmware version), True or False, got {legacy_zero!r}")
         self._piper = piper
         self.firmware_version: Optional[str] = None
         if arm is None:
@@ -154,8 +170,9 @@ class PiperDriver:
         self.arm = arm
         self.rate_hz = float(rate_hz)
         self.limit_margin_rad = float(limit_margin_rad)
-        self.max_velocity_rad_s = np.broadcast_to(np.asarray(max_velocity_rad_s, float), (6,)).copy()
-        self.max_acceleration_rad_s2 = np.broadcast_to(np.asarray(max_acceleration_rad_s2, float), (6,)).copy()
+        self.max_velocity_rad_s = _within(max_velocity_rad_s, arm.max_velocity, "max_velocity_rad_s", "rad/s")
+        self.max_acceleration_rad_s2 = _within(max_acceleration_rad_s2, arm.max_acceleration,
+                                               "max_acceleration_rad_s2", "rad/s^2")
         self.max_jump_rad = float(max_jump_rad)
         self.feedback_timeout_s = float(feedback_timeout_s)
         self.speed_percent = speed_percent
@@ -324,7 +341,8 @@ class PiperDriver:
         if in_main:
             def on_sigint(signum, frame):
                 interrupts[0] += 1
-            old_handler = signal.signal(signal.SIGINT, on_sigint)
+            old_handler = signal.getsignal(signal.SIGINT)
+            signal.signal(signal.SIGINT, on_sigint)
         try:
             lim = self._new_limiter(rate_hz)
             lim.reset(self._start_q())
@@ -405,8 +423,8 @@ class PiperDriver:
                         break
             return report
         finally:
-            if in_main and old_handler is not None:
-                signal.signal(signal.SIGINT, old_handler)
+            if in_main:
+                signal.signal(signal.SIGINT, old_handler if old_handler is not None else signal.default_int_handler)
             self._running.release()
 
     def _status(self, report: DriveReport, q_meas: np.ndarray, margins: np.ndarray) -> dict:
