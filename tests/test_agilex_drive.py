@@ -336,6 +336,25 @@ def test_ctrl_c_brakes_to_rest_with_whole_commands(rig, arm):
     assert sim.wait_until(lambda s: np.abs(s.q_rad - Q_START).max() < 1e-4, 5.0)
 
 
+def test_source_error_brakes_then_propagates(rig, arm):
+    sim, drv = rig()
+    T0 = arm.fk(Q_START)
+
+    def pose(t_s):
+        if t_s >= 0.3:
+            raise RuntimeError("tracker lost")
+        T = T0.copy()
+        T[2, 3] -= 0.2 * t_s
+        return T
+
+    n0 = len(sim.joint_commands())
+    with pytest.raises(RuntimeError, match="tracker lost"):
+        drv.follow(pose, RATE_HZ)
+    C = received(sim, drv, n0)
+    check_commands(C, arm)
+    assert np.array_equal(C[-1], C[-2]) and np.abs(np.diff(C[-30:-1], axis=0)).max() > 0
+
+
 def test_stop_from_another_thread(rig, arm):
     sim, drv = rig()
     T0 = arm.fk(Q_START)

@@ -12,7 +12,8 @@ arm status, check both (stale feedback -> :class:`FeedbackStaleError`, an error 
 :class:`~piperik.agilex.limiter.MotionLimiter` (joint limits with a margin, velocity and
 acceleration between ticks), and send it as one ``JointCtrl`` (three frames, never interrupted).
 An IK failure, an unreachable pose or a branch jump holds the last target and is reported
-(:attr:`DriveReport.holds`, and ``on_status``). Ctrl-C (SIGINT, when the loop runs in the main thread)
+(:attr:`DriveReport.holds`, and ``on_status``). An exception from the caller's pose source brakes to
+rest, then propagates. Ctrl-C (SIGINT, when the loop runs in the main thread)
 brakes to rest within the acceleration limits, then raises ``KeyboardInterrupt``; a second Ctrl-C
 stops at once, after the command being sent.
 """
@@ -350,6 +351,7 @@ class PiperDriver:
             period = 1.0 / rate_hz
             target: Optional[np.ndarray] = None
             done = braking = False
+            pending: Optional[BaseException] = None
             mode_every = max(1, int(round(0.1 * rate_hz)))  # 0x151 again every 100 ms
             self._mode()
             t0 = time.perf_counter()
@@ -376,16 +378,16 @@ class PiperDriver:
                 if (interrupts[0] or self._stop_request.is_set()) and not braking:
                     braking = True
                     report.interrupted = bool(interrupts[0])
-                if braking:
-                    cpu_target = time.thread_time()
-                    cmd = lim.step(None)
-                else:
-                    if not done:
+                if not braking and not done:
+                    try:
                         new_target, done = target_fn(k, k * period, q_meas)
+                    except Exception as exc:   # the caller's pose source failed: brake, then raise it
+                        pending, braking = exc, True
+                    else:
                         if new_target is not None:
                             target = new_target
-                    cpu_target = time.thread_time()
-                    cmd = lim.step(target)
+                cpu_target = time.thread_time()
+                cmd = lim.step(None if braking else target)
                 t_comp, cpu_comp = time.perf_counter(), time.thread_time()
                 if k % mode_every == 0:
                     self._mode()
@@ -410,6 +412,8 @@ class PiperDriver:
                 if braking and lim.at_rest:
                     if report.interrupted:
                         raise KeyboardInterrupt
+                    if pending is not None:
+                        raise pending
                     break
                 if done and (not settle or (lim.at_rest and target is not None and
                                             np.array_equal(cmd, np.rint(target * MDEG_PER_RAD)))):
