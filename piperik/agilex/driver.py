@@ -457,7 +457,9 @@ class PiperDriver:
         n = len(Q)
 
         def target(k, t, q):
-            return Q[min(k, n - 1)], k >= n - 1
+            # samples in order, one per tick sent: a late tick slows the motion, it never skips a sample
+            i = self.last_report.ticks
+            return Q[min(i, n - 1)], i >= n - 1
 
         return self._loop(target, self.rate_hz)
 
@@ -531,7 +533,6 @@ class PiperDriver:
                 return next(it, None)
         options = self._options.replace(limit_margin_rad=self.limit_margin_rad)
         state = {"q_prev": None}
-        report_ref: List[DriveReport] = []
         self.last_hold_reason = None
 
         def target(k, t, q_meas):
