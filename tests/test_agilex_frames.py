@@ -163,6 +163,24 @@ def test_sdk_reads_simulated_arm_units_both_ways():
             piper.DisconnectPort()
 
 
+def test_sdk_end_pose_command_in_0001_mm_decoded_by_simulator():
+    """Host -> arm in 0.001 mm / 0.001 deg: piper_sdk's EndPoseCtrl, decoded by the simulated arm,
+    is the pose piperik means by the same integers."""
+    ch = channel()
+    units = [250000, -50000, 300000, 180000, 40000, 170000]
+    with SimulatedPiper(ch) as sim:
+        piper = sdk_on(ch)
+        try:
+            piper.EndPoseCtrl(*units)
+            assert sim.wait_until(lambda s: s.end_pose_command == units, 5.0)
+        finally:
+            piper.DisconnectPort()
+    T = piperik.pose_from_piper_units(sim.end_pose_command)
+    expect = piperik.pose_from_xyz_rpy([0.25, -0.05, 0.30], np.radians([180, 40, 170]))
+    assert np.allclose(T, expect, atol=1e-12)
+    assert pose_to_piper_units(expect).tolist() == units
+
+
 @pytest.mark.parametrize("version, legacy", [("S-V1.6-2", True), ("S-V1.6-3", False), ("S-V1.8-5", False)])
 def test_firmware_version_through_sdk(version, legacy):
     ch = channel()

@@ -19,7 +19,8 @@ What it does, the way the arm does it (piper_sdk 0.6.2's frames; see :mod:`piper
   firmware version implies), and every fifth period the motors' low-speed frames (0x261-0x266, with
   the driver-enabled bit).
 
-It does not execute end-pose commands (firmware IK), MIT torque commands, the gripper or teaching.
+It records end-pose commands (0x152-0x154) but does not execute them (no firmware IK), and ignores
+MIT torque commands, the gripper and teaching.
 Faults for tests: :meth:`inject_fault`, :meth:`pause_feedback`. Everything it received is kept:
 :meth:`joint_commands` (complete J1..J6 commands in order), :attr:`limit_violations`,
 :attr:`incomplete_commands`.
@@ -52,14 +53,16 @@ def firmware_is_legacy(version: str) -> bool:
 class SimulatedPiper:
     """A PiPER on a python-can virtual channel (see the module docstring).
 
-    ``q0_rad``: the joints at start (default: the rest pose, zeros). ``firmware_version``: what it
+    ``q0_rad``: the joints at start (default: the rest pose, zeros). ``max_velocity_rad_s`` and
+    ``max_acceleration_rad_s2``: its joints' limits (default 3 rad/s and 5 rad/s^2, the firmware's
+    maxima; scaled by the speed percent of 0x151). ``firmware_version``: what it
     answers to 0x4AF (S-V1.8-5 by default; before S-V1.6-3 it uses the legacy joint zeros for its
     end-pose feedback). ``enable_delay_s``: how long its motors take to report enabled.
     """
 
     def __init__(self, channel: str = "piperik-sim", *, q0_rad: Optional[Sequence[float]] = None,
                  firmware_version: str = "S-V1.8-5", max_velocity_rad_s: float = 3.0,
-                 max_acceleration_rad_s2: float = 10.0, feedback_rate_hz: float = 200.0,
+                 max_acceleration_rad_s2: float = 5.0, feedback_rate_hz: float = 200.0,
                  enable_delay_s: float = 0.02, start: bool = True) -> None:
         import can  # python-can: the extra piperik[agilex]
 
@@ -99,6 +102,7 @@ class SimulatedPiper:
         self.incomplete_commands = 0  #: a J1..J6 command whose three frames did not arrive in order
         self.limit_violations: List[Tuple[int, int]] = []   #: (joint 1..6, commanded 0.001 deg)
         self.motion_ctrl_2_count = 0
+        self._end_pose_cmd = [0] * 6
         self.frames_received = 0
         self.ticks = 0
         self._bus = can.Bus(channel=channel, interface="virtual")
@@ -165,6 +169,13 @@ class SimulatedPiper:
         with self._lock:
             return np.array([t for t, _ in self._commands], dtype=float)
 
+    @property
+    def end_pose_command(self) -> List[int]:
+        """The last end-pose command received (0x152-0x154: X, Y, Z in 0.001 mm, RX, RY, RZ in
+        0.001 deg). Recorded, not executed: the simulator has no firmware IK."""
+        with self._lock:
+            return list(self._end_pose_cmd)
+
     def inject_fault(self, arm_status: int = 0x07, err_code: int = 0) -> None:
         """Report ``arm_status`` (default 0x07 collision) and ``err_code`` from now on and stop moving."""
         with self._lock:
@@ -206,6 +217,9 @@ class SimulatedPiper:
                     if not self._lo_mdeg[j] <= cmd[j] <= self._hi_mdeg[j]:
                         self.limit_violations.append((j + 1, cmd[j]))
                 self._target_known = True
+        elif cid in F.END_POSE_CTRL:
+            i = F.END_POSE_CTRL.index(cid)
+            self._end_pose_cmd[2 * i], self._end_pose_cmd[2 * i + 1] = F.unpack_pair(data)
         elif cid == F.MOTION_CTRL_2:
             m = F.decode_motion_ctrl_2(data)
             self.motion_ctrl_2_count += 1
