@@ -138,6 +138,10 @@ class PiperDriver:
     feedback for this long stops streaming). ``fast_mode``: the SDK's MIT flag 0xAD on JointCtrl
     (the controller passes commands on without its own smoothing; lower latency, the host's limits
     are all there is). ``speed_percent``: the controller's own speed limit in position-velocity mode.
+    ``on_status``: called about five times a second during a motion with a dict: ``tick``,
+    ``rate_hz`` (achieved), ``period_error_p50_ms`` / ``period_error_p99_ms`` (last 200 ticks),
+    ``q_measured_rad``, ``margins_rad`` (each commanded joint's distance to its nearer limit) and
+    ``hold`` (why the target is held, or None); ``piperik drive`` prints it as its status line.
     """
 
     def __init__(self, piper, *, arm=None, legacy_zero: Optional[bool] = None, rate_hz: float = 200.0,
@@ -565,7 +569,11 @@ class PiperDriver:
 
     def hold(self) -> None:
         """Keep the arm where it is commanded: re-send the last command (the measured joints if none
-        was sent), which the controller holds."""
+        was sent), which the controller holds. While a motion runs (another thread), the same as
+        :meth:`stop`: it brakes to rest, and the loop's last command is held."""
+        if self._running.locked():
+            self._stop_request.set()
+            return
         if self._last_cmd_mdeg is None:
             q = self._check(time.monotonic())
             self._last_cmd_mdeg = [int(round(x * MDEG_PER_RAD)) for x in q]
