@@ -377,6 +377,17 @@ def test_stop_from_another_thread(rig, arm):
     assert np.array_equal(C[-1], C[-2])
 
 
+def test_from_the_rest_pose_joints_2_and_3_move_inward(rig, arm):
+    """The PiPER powers up folded, q = 0, with joints 2 and 3 on their limits (inside any margin)."""
+    sim, drv = rig(q0=np.zeros(6))
+    n0 = len(sim.joint_commands())
+    drv.move_joints(Q_START)
+    C = received(sim, drv, n0)
+    check_commands(C, arm, start=np.zeros(6))
+    assert C[:, 1].min() >= 0 and C[:, 2].max() <= 0
+    assert C[-1].tolist() == np.rint(Q_START * MDEG_PER_RAD).astype(int).tolist()
+
+
 def test_move_joints_and_hold(rig, arm):
     sim, drv = rig()
     q = Q_START + np.array([0.3, 0.2, -0.2, 0.4, -0.3, 0.5])
@@ -397,6 +408,15 @@ def test_move_joints_and_hold(rig, arm):
 def test_legacy_zero_from_firmware_and_arguments(rig):
     sim, drv = rig(firmware_version="S-V1.6-2")
     assert drv.arm.legacy_zero is True and drv.firmware_version == "S-V1.6-2"
+    # the old joint zeros end to end: the arm's own end-pose feedback lands on the target
+    T = drv.arm.fk(Q_START)
+    T[:3, 3] += [0.03, -0.03, 0.02]
+    drv.move_to_pose(T)
+    assert sim.wait_until(lambda s: np.linalg.norm(s.arm.fk(s.q_rad)[:3, 3] - T[:3, 3]) < 2e-4, 5.0)
+    time.sleep(0.05)
+    assert np.linalg.norm(drv.measured_flange_pose()[:3, 3] - T[:3, 3]) < 5e-4
+    # the new zeros would put the flange about 10 mm elsewhere for the same joints
+    assert np.linalg.norm(piperik.Piper().fk(sim.q_rad)[:3, 3] - T[:3, 3]) > 5e-3
     with pytest.raises(ValueError, match="legacy_zero: False contradicts arm Piper\\(legacy_zero=True\\)"):
         PiperDriver(drv.piper, arm=piperik.Piper(legacy_zero=True), legacy_zero=False, enable=False)
     with pytest.raises(ValueError, match="rate_hz"):
