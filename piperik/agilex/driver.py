@@ -221,7 +221,7 @@ class PiperDriver:
         """The wrapped ``C_PiperInterface_V2``."""
         return self._piper
 
-    def read_firmware_version(self, timeout_s: float = 1.0) -> str:
+    def read_firmware_version(self, timeout_s: float = 2.0) -> str:
         """Ask the arm (0x4AF) and return its firmware version, e.g. ``"S-V1.8-5"``."""
         end = time.monotonic() + timeout_s
         while time.monotonic() < end:
