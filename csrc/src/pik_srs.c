@@ -1582,7 +1582,7 @@ static void scan_branches(srs_search *S, int g)
  */
 #define SRS_POLAR_SAMPLES 24
 #define SRS_POLAR_TOL PIK_TOL(1e-12, 1e-6)
-static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
+SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
 {
     const srs_lin_arm *L = search_lin(S, g);
     const lin3 n = L->n[wrist ? 3 : 0], d = L->d[wrist ? 3 : 0];
@@ -1654,27 +1654,25 @@ static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
     }
 }
 
-/* Deepest subdivision of a cell (1/8 of it) where its bound stays below the best after the search. */
+/* Deepest subdivision of a cell (into 1/8) where its bound stays below the best after the search. */
 #define SRS_CELL_SPLIT_DEPTH 3
-/* ... and only where the bound's gap to the best is at least this fraction of the best: near q_current
- * (tiny costs) the gap is large relative to the cost but the cell is searched from its middle, which
- * holds the one minimum a short sweep allows. */
+/* ... and only where the bound's gap to the best is at least this fraction of the best. */
 #define SRS_CELL_SPLIT_GAP PIK_R(0.1)
 
-/* One cell [a0, a1] of branch b (arm g), every joint monotone in it (rate: the representative joints'
- * rates' signs), rep_a / rep_b the representative angles at its ends: the lower bound of the cost in
- * the cell -- each joint's angular distance from q_current to the arc it sweeps (or, without
- * q_current, minus the best margin the arcs allow) -- and, where it is below the best so far, a search
- * of the cell from its middle. The cost is a sum of terms each unimodal in the cell but may itself have
- * two minima where q_current is far (the search finds one): where the bound still leaves a gap, the
- * cell is halved and each half bounded and searched again, SRS_CELL_SPLIT_DEPTH times at most. */
-static void search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik_real rep_a[7],
-                        const pik_real rep_b[7], const pik_real rate[6], const pik_real *th_c, int depth)
+/* One cell [a0, a1] of branch b, every joint monotone in it (rate: the representative joints' rates at
+ * its middle, whose signs hold throughout), rep_a / rep_b the representative angles at its ends: the
+ * lower bound of the cost in the cell -- each joint's angular distance from q_current to the arc it
+ * sweeps (or, without q_current, minus the best margin the arcs allow) -- and, where it is below the
+ * best so far, a search of the cell from its middle. Returns 1 when the bound still leaves a gap to
+ * the best after the search: the cost is a sum of terms each unimodal in the cell but may itself have
+ * two minima where q_current is far, and the search finds one (split_cells halves such cells). */
+static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik_real rep_a[7],
+                       const pik_real rep_b[7], const pik_real rate[6], const pik_real *th_c, pik_real *lb_out)
 {
     const pik_srs_model *m = S->m;
     const pik_select_options *o = S->sc.o;
     const srs_lin_arm *L = &S->lin;
-    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE, rep_m[7], sing, mid;
+    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE;
     int jj;
     branch_thetas(b, rep_a, ta);
     branch_thetas(b, rep_b, tb);
@@ -1702,7 +1700,7 @@ static void search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pi
         if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
               pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
               pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
-            return;
+            return 0;
         }
         if (S->sc.q_current) {
             pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
@@ -1715,67 +1713,85 @@ static void search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pi
     if (!S->sc.q_current) {
         lb = -margin_ub;
     }
+    *lb_out = lb;
     if (S->best->found && lb >= S->best->cost - SRS_COST_TOL) {
-        return;
+        return 0;
     }
     /* the ends are scored already (every breakpoint and split point is visited on every branch) */
     minimise_on(S, b, a0, a1);
-    if (depth >= SRS_CELL_SPLIT_DEPTH || !S->sc.q_current || !S->best->found ||
-        S->best->cost - lb < SRS_CELL_SPLIT_GAP * S->best->cost || a1 - a0 < 64 * SRS_SEARCH_TOL) {
-        return;
-    }
-    if (depth == 0) {
-        /* whole cells are halved only after every cell is searched (split_cells), when the best is
-         * final and prunes most of them: the ones with the lowest bounds are kept */
-        int slot = S->n_split, k;
-        if (S->n_split < SRS_SPLIT_CELLS) {
-            S->n_split++;
-        } else {
-            slot = 0;
-            for (k = 1; k < SRS_SPLIT_CELLS; ++k) {
-                slot = S->split[k].lb > S->split[slot].lb ? k : slot;
-            }
-            if (S->split[slot].lb <= lb) {
-                return;
-            }
-        }
-        S->split[slot].a0 = a0;
-        S->split[slot].a1 = a1;
-        S->split[slot].lb = lb;
-        S->split[slot].b = b;
-        return;
-    }
-    mid = PIK_R(0.5) * (a0 + a1);
-    search_thetas(S, (b >> 1) & 1, mid, rep_m, &sing);
-    visit_branch(S, b, mid);
-    search_cell(S, b, a0, mid, rep_a, rep_m, rate, th_c, depth + 1);
-    search_cell(S, b, mid, a1, rep_m, rep_b, rate, th_c, depth + 1);
+    return S->sc.q_current && S->best->found && S->best->cost - lb >= SRS_CELL_SPLIT_GAP * S->best->cost &&
+           a1 - a0 >= 64 * SRS_SEARCH_TOL;
 }
 
-/* The kept cells whose bound is still below the final best by the gap: halved and searched again. */
-static void split_cells(srs_search *S, const pik_real *th_c)
+/* Keeps whole cell [a0, a1] of branch b (bound lb) for split_cells: the SRS_SPLIT_CELLS lowest bounds. */
+static void keep_split(srs_search *S, int b, pik_real a0, pik_real a1, pik_real lb)
 {
-    int i, k, depth;
+    int slot = S->n_split, k;
+    if (S->n_split < SRS_SPLIT_CELLS) {
+        S->n_split++;
+    } else {
+        slot = 0;
+        for (k = 1; k < SRS_SPLIT_CELLS; ++k) {
+            slot = S->split[k].lb > S->split[slot].lb ? k : slot;
+        }
+        if (S->split[slot].lb <= lb) {
+            return;
+        }
+    }
+    S->split[slot].a0 = a0;
+    S->split[slot].a1 = a1;
+    S->split[slot].lb = lb;
+    S->split[slot].b = b;
+}
+
+/* After every cell is searched (the best is final and prunes most of them), the kept cells whose bound
+ * still leaves the gap are halved, depth first without recursion (a stack of SRS_CELL_SPLIT_DEPTH + 1
+ * pieces), each half bounded and searched again and halved again while its gap remains, down to
+ * SRS_CELL_SPLIT_DEPTH levels; the cell that holds the best is halved once (its minimum is found). */
+SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
+{
+    struct {
+        pik_real a0, a1;
+        int depth;
+    } stack[SRS_CELL_SPLIT_DEPTH + 1];
+    int i, k, top;
     for (i = 0; i < S->n_split; ++i) {
-        int b = S->split[i].b, g = (b >> 1) & 1;
-        pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, mid = PIK_R(0.5) * (a0 + a1), sm, cm, sing;
-        pik_real rep_a[7], rep_m[7], rep_b[7], rate[6];
+        int b = S->split[i].b, g = (b >> 1) & 1, max_depth;
+        pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, sm, cm, rate[6];
         const srs_lin_arm *L;
         if (S->best->cost - S->split[i].lb < SRS_CELL_SPLIT_GAP * S->best->cost) {
             continue;
         }
+        max_depth = b == S->best->branch && a0 <= S->best->psi && S->best->psi <= a1 ? 1 : SRS_CELL_SPLIT_DEPTH;
         L = search_lin(S, g);
-        pik_sincos_r(mid, &sm, &cm);
+        pik_sincos_r(PIK_R(0.5) * (a0 + a1), &sm, &cm);
         for (k = 0; k < 6; ++k) {
             rate[k] = lin_eval(joint_rate(L, k), sm, cm);
         }
-        search_thetas(S, g, a0, rep_a, &sing);
-        search_thetas(S, g, mid, rep_m, &sing);
-        search_thetas(S, g, a1, rep_b, &sing);
-        visit_branch(S, b, mid);
-        depth = b == S->best->branch && a0 <= S->best->psi && S->best->psi <= a1 ? SRS_CELL_SPLIT_DEPTH : 1;
-        search_cell(S, b, a0, mid, rep_a, rep_m, rate, th_c, depth);
-        search_cell(S, b, mid, a1, rep_m, rep_b, rate, th_c, depth);
+        stack[0].a0 = a0;
+        stack[0].a1 = a1;
+        stack[0].depth = 0;
+        top = 1;
+        while (top > 0) {
+            pik_real c0 = stack[top - 1].a0, c1 = stack[top - 1].a1, mid = PIK_R(0.5) * (c0 + c1), sing, lb;
+            pik_real rep_a[7], rep_m[7], rep_b[7];
+            int depth = stack[--top].depth + 1;
+            search_thetas(S, g, c0, rep_a, &sing);
+            search_thetas(S, g, mid, rep_m, &sing);
+            search_thetas(S, g, c1, rep_b, &sing);
+            visit_branch(S, b, mid);
+            /* a half that keeps its gap is pushed; depth first: at most one pending half per level */
+            if (search_cell(S, b, c0, mid, rep_a, rep_m, rate, th_c, &lb) && depth < max_depth) {
+                stack[top].a0 = c0;
+                stack[top].a1 = mid;
+                stack[top++].depth = depth;
+            }
+            if (search_cell(S, b, mid, c1, rep_m, rep_b, rate, th_c, &lb) && depth < max_depth) {
+                stack[top].a0 = mid;
+                stack[top].a1 = c1;
+                stack[top++].depth = depth;
+            }
+        }
     }
     S->n_split = 0;
 }
@@ -1812,8 +1828,9 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
         }
         for (k = 0; k < 4; ++k) {
             int b = SRS_BRANCH(g, k);
-            if (S->allowed & (1u << b)) {
-                search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, 0);
+            pik_real lb;
+            if ((S->allowed & (1u << b)) && search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, &lb)) {
+                keep_split(S, b, a0, a1, lb);
             }
         }
         memcpy(rep_a, rep_b, sizeof rep_a);
