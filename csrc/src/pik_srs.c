@@ -1194,6 +1194,7 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
 typedef struct srs_best {
     int found;
     pik_real cost, psi;
+    pik_real singularity;        /* its singularity measure (min |sin t2|, |sin t4|, |sin t6|) */
     int branch;
 } srs_best;
 
@@ -1281,6 +1282,7 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
             B->cost = r.cost;
             B->psi = psi;
             B->branch = b;
+            B->singularity = sing;
         }
     }
     return want_cost;
@@ -1413,24 +1415,27 @@ static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, p
     }
 }
 
-/* The searches bracket a minimum to about SRS_SEARCH_TOL of psi. Where a joint turns fast (dt1/dpsi
- * is up to ~1 / |sin t2| next to a shoulder singularity, likewise t5 and t7 at the wrist), where the
- * distance is tiny (q_current next to the pose's own solution) or on a limit edge (first order), that
- * can be coarser in the distance than the selection promises (1e-9 rad, README "Selection rules").
- * The winner is refined once, in a bracket of a few SRS_SEARCH_TOL around it, down to SRS_POLISH_TOL,
- * unless the distance changes by less than SRS_POLISH_DIST over that whole bracket (the usual case:
- * two evaluations). */
+/* The searches bracket a minimum to about SRS_SEARCH_TOL (h) of psi. At an interior minimum the
+ * distance d then exceeds the optimum by about K h^2 / (2 d), K = sum of w_j (dq_j/dpsi)^2; the joints'
+ * rates are at most ~1 / s with s the singularity measure (t1 and t3 turn at ~1 / |sin t2| next to a
+ * shoulder singularity, likewise t5 and t7 at the wrist). Where that may exceed a small fraction of
+ * the promised 1e-9 rad (README "Selection rules") -- d below SRS_POLISH_NEAR / s^2: q_current next
+ * to the pose's own solution, or a singularity -- the winner is refined once, in a bracket of a few h
+ * around it, down to SRS_POLISH_TOL x s (a few rounding steps of psi at least), unless the distance
+ * changes by less than SRS_POLISH_DIST over that whole bracket. A minimum on a limit edge (first
+ * order in h) is a breakpoint of the branch and bound, scored exactly, not a search result. */
+#define SRS_POLISH_NEAR PIK_TOL(1e-6, 1e-3)
 #define SRS_POLISH_TOL PIK_TOL(1e-14, 1e-7)
 #define SRS_POLISH_DIST PIK_TOL(1e-11, 1e-6)
 static void polish_best(srs_search *S)
 {
     const srs_best *B = S->best;
     const pik_real h = 4 * SRS_SEARCH_TOL;
-    pik_real x = B->psi, fx = B->cost, fa, fc, rep[7], sing, tol;
+    pik_real x = B->psi, fx = B->cost, fa, fc, sing = B->singularity, tol;
     int b = B->branch;
-    /* the fast joints turn at up to ~1 / |sin t2| (|sin t6|): the tolerance shrinks with the
-     * singularity measure, down to a few rounding steps of psi */
-    search_thetas(S, (b >> 1) & 1, x, rep, &sing);
+    if (pik_sqrt(fx) * sing * sing >= SRS_POLISH_NEAR) {
+        return;
+    }
     tol = SRS_POLISH_TOL * (sing < 1 ? sing : 1);
     if (tol < 4 * PIK_EPS * pik_fabs(x)) {
         tol = 4 * PIK_EPS * pik_fabs(x);
