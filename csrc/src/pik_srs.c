@@ -724,15 +724,23 @@ static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
     return 2;
 }
 
-static void sort_reals(pik_real *v, int n)
+/* Sorts v (and its tags, when given) in increasing order. */
+static void sort_reals(pik_real *v, unsigned char *tag, int n)
 {
     int i, j;
     for (i = 1; i < n; ++i) { /* insertion sort: n <= SRS_MAX_BREAKS */
         pik_real x = v[i];
+        unsigned char t = tag ? tag[i] : 0;
         for (j = i - 1; j >= 0 && v[j] > x; --j) {
             v[j + 1] = v[j];
+            if (tag) {
+                tag[j + 1] = tag[j];
+            }
         }
         v[j + 1] = x;
+        if (tag) {
+            tag[j + 1] = t;
+        }
     }
 }
 
@@ -842,11 +850,18 @@ static lin3 joint_rate(const srs_lin_arm *L, int k)
  * joint stays inside or outside its limits, and (with `stationary`) moves monotonically.
  * At most 2 + 6 x 2 x 2 + 4 x 2 + 6 x 2 = 46 values. */
 #define SRS_MAX_BREAKS 46
-static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, pik_real *br)
+/* With tag (may be NULL), tag[i] says whose breakpoint br[i] is: the joint slot k (0..5) for a limit
+ * crossing, SRS_TAG_OTHER for the rest. */
+#define SRS_TAG_OTHER 6
+static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, pik_real *br, unsigned char *tag)
 {
     int nb = 0, k, e, j;
     br[nb++] = -PIK_PI;
     br[nb++] = PIK_PI;
+    if (tag) {
+        tag[0] = SRS_TAG_OTHER;
+        tag[1] = SRS_TAG_OTHER;
+    }
     for (k = 0; k < 6; ++k) {
         int joint = srs_joint_of[k];
         if (L->half_singular[k / 3]) {
@@ -868,6 +883,9 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
                                   L->n[k].c * cl - L->d[k].c * sl, r);
             }
             for (j = 0; j < nr; ++j) {
+                if (tag) {
+                    tag[nb] = (unsigned char)k;
+                }
                 br[nb++] = r[j];
             }
         }
@@ -876,15 +894,22 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
             pik_real r[2];
             int nr = sincos_roots(rate.a, rate.b, rate.c, r);
             for (j = 0; j < nr; ++j) {
+                if (tag) {
+                    tag[nb] = SRS_TAG_OTHER;
+                }
                 br[nb++] = r[j];
             }
         }
     }
     for (j = 0; j < L->n_sing; ++j) {
+        if (tag) {
+            tag[nb] = SRS_TAG_OTHER;
+            tag[nb + 1] = SRS_TAG_OTHER;
+        }
         br[nb++] = pik_wrap_pi(L->sing_psi[j] - PIK_PSI_SINGULAR_EXCLUSION_RAD);
         br[nb++] = pik_wrap_pi(L->sing_psi[j] + PIK_PSI_SINGULAR_EXCLUSION_RAD);
     }
-    sort_reals(br, nb);
+    sort_reals(br, tag, nb);
     return nb;
 }
 
@@ -1059,39 +1084,43 @@ static int on_arc(const srs_limit_arcs *A, int j, pik_real c, pik_real s)
     return from >= 0 || to <= 0; /* not strictly inside the complement arc (narrower than pi) */
 }
 
-/* arm_feasible_at without the arm evaluation: (cos, sin) of each joint straight from its entry of
- * R03(psi) / R47(psi) (L), tested against the limit arcs. Valid where no half is singular at every
- * psi (there the seed's split decides, and arm_feasible_at is used). */
-static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_real psi)
+/* arm_feasible_at without the arm evaluation, for the joint slots in `dirty` (bit i: slot i): (cos,
+ * sin) of each straight from its entry of R03(psi) / R47(psi) (L), tested against the limit arcs on
+ * the representative and on the flipped sign (GC2 or GC6 negative: t1, t3 (t5, t7) + pi negate both;
+ * t2 (t6) -> -t negates the sine), into slot_ok[i] bits 0 and 1. Returns the mask of sign
+ * combinations (bit k: branch SRS_BRANCH(g, k)) with every slot inside. Valid where no half is
+ * singular at every psi (there the seed's split decides, and arm_feasible_at is used). */
+static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_real psi, unsigned dirty,
+                          unsigned char slot_ok[6])
 {
-    pik_real sp, cp, c[6], sn[6];
-    unsigned mask = 0u;
-    int k, i;
+    pik_real sp, cp;
+    unsigned mask;
+    int i;
     pik_sincos_r(psi, &sp, &cp);
     for (i = 0; i < 6; ++i) {
-        pik_real d = lin_eval(L->d[i], sp, cp);
+        pik_real c, sn, d;
+        if (!(dirty & (1u << i))) {
+            continue;
+        }
+        d = lin_eval(L->d[i], sp, cp);
         if (SRS_IS_COS(i)) { /* t = acos(d) in [0, pi] */
             d = d > 1 ? 1 : (d < -1 ? -1 : d);
-            c[i] = d;
-            sn[i] = pik_sqrt((1 - d) * (1 + d));
+            c = d;
+            sn = pik_sqrt((1 - d) * (1 + d));
         } else {
-            c[i] = d;
-            sn[i] = lin_eval(L->n[i], sp, cp);
+            c = d;
+            sn = lin_eval(L->n[i], sp, cp);
         }
+        slot_ok[i] = (unsigned char)(on_arc(A, srs_joint_of[i], c, sn) |
+                                     (on_arc(A, srs_joint_of[i], SRS_IS_COS(i) ? c : -c, -sn) << 1));
     }
-    for (k = 0; k < 4; ++k) {
-        int in = 1;
-        for (i = 0; i < 6 && in; ++i) {
-            /* GC2 (GC6) negative: t1, t3 (t5, t7) + pi negate both; t2 (t6) -> -t negates the sine */
-            int flipped = (i < 3 ? (k & 1) : (k >> 1)) != 0;
-            pik_real ci = c[i], si = sn[i];
-            if (flipped) {
-                si = -si;
-                ci = SRS_IS_COS(i) ? ci : -ci;
-            }
-            in = on_arc(A, srs_joint_of[i], ci, si);
-        }
-        mask |= (unsigned)in << k;
+    /* sign combination k flips the shoulder slots when k & 1 and the wrist slots when k & 2: a slot's
+     * two bits spread onto the four combinations */
+    mask = 0xFu;
+    for (i = 0; i < 6; ++i) {
+        unsigned ok = slot_ok[i];
+        mask &= i < 3 ? ((ok & 1u) ? 0x5u : 0u) | ((ok & 2u) ? 0xAu : 0u)
+                      : ((ok & 1u) ? 0x3u : 0u) | ((ok & 2u) ? 0xCu : 0u);
     }
     return mask;
 }
@@ -1106,8 +1135,11 @@ typedef struct srs_cells {
     const srs_pose *P;
     const srs_limit_arcs *A;
     int g, nb, i, half_singular;
+    unsigned dirty;                    /* joint slots whose limit status may have changed since the last cell */
+    unsigned char slot_ok[6];          /* each slot's status there (cell_mask) */
     srs_lin_arm L;
     pik_real br[SRS_MAX_BREAKS];
+    unsigned char tag[SRS_MAX_BREAKS]; /* whose breakpoint (arm_breaks) */
 } srs_cells;
 
 static void cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P, const srs_limit_arcs *A, int g)
@@ -1125,20 +1157,29 @@ static void cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P,
     }
     arm_lin(P, g, &C->L);
     C->half_singular = C->L.half_singular[0] || C->L.half_singular[1];
-    C->nb = arm_breaks(m, &C->L, 0, C->br);
+    C->nb = arm_breaks(m, &C->L, 0, C->br, C->tag);
+    C->dirty = 0x3Fu;
 }
 
 static int cells_next(srs_cells *C, pik_real *lo, pik_real *hi, unsigned *mask)
 {
     while (C->i + 1 < C->nb) {
         pik_real a0 = C->br[C->i], a1 = C->br[C->i + 1], mid = PIK_R(0.5) * (a0 + a1);
+        /* a slot's status changes only at its own limit crossings: crossing another breakpoint
+         * (an exclusion edge, +-pi) re-evaluates every slot */
+        C->dirty |= C->tag[C->i] < SRS_TAG_OTHER ? 1u << C->tag[C->i] : 0x3Fu;
         C->i++;
         if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(&C->L, mid)) {
             continue;
         }
         *lo = a0;
         *hi = a1;
-        *mask = C->half_singular ? arm_feasible_at(C->m, C->P, C->g, mid, 0) : cell_mask(&C->L, C->A, mid);
+        if (C->half_singular) {
+            *mask = arm_feasible_at(C->m, C->P, C->g, mid, 0);
+        } else {
+            *mask = cell_mask(&C->L, C->A, mid, C->dirty, C->slot_ok);
+            C->dirty = 0u;
+        }
         return 1;
     }
     return 0;
@@ -1812,7 +1853,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
         scan_branches(S, g);
         return;
     }
-    nb = arm_breaks(S->m, L, 1, br);
+    nb = arm_breaks(S->m, L, 1, br, 0);
     for (j = 0; j < L->n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
         visit(S, g, L->sing_psi[j], -1, 0, 0);
