@@ -1028,7 +1028,10 @@ static int set_union(const pik_psi_set *A, const pik_psi_set *B, pik_psi_set *C)
             ++j;
         }
     }
-    *C = out;
+    /* only the used entries (a set is 550 bytes, mostly unused) */
+    C->count = out.count;
+    memcpy(C->lo_rad, out.lo_rad, (size_t)out.count * sizeof out.lo_rad[0]);
+    memcpy(C->hi_rad, out.hi_rad, (size_t)out.count * sizeof out.hi_rad[0]);
     return ok;
 }
 
@@ -1191,7 +1194,7 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
     srs_pose P;
     srs_limit_arcs A;
     srs_cells C;
-    pik_psi_set branch[8], all;
+    pik_psi_set local[8], all, *branch = per_branch ? per_branch : local; /* the caller's sets when given */
     pik_real lo, hi;
     unsigned mask;
     int st, b, g, k, ok = 1;
@@ -1218,13 +1221,10 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
             ok &= set_union(&all, &branch[b], &all);
         }
     }
-    if (per_branch) {
-        for (b = 0; b < 8; ++b) {
-            per_branch[b] = branch[b];
-        }
-    }
     if (union_out) {
-        *union_out = all;
+        union_out->count = all.count;
+        memcpy(union_out->lo_rad, all.lo_rad, (size_t)all.count * sizeof all.lo_rad[0]);
+        memcpy(union_out->hi_rad, all.hi_rad, (size_t)all.count * sizeof all.hi_rad[0]);
     }
     return st == PIK_OK && !ok ? PIK_ERR_BAD_MODEL : st; /* cannot happen: see PIK_MAX_PSI_INTERVALS */
 }
