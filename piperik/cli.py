@@ -39,12 +39,22 @@ from .robots import Iiwa14, Nero, Piper
 ROBOTS = {"piper": Piper, "nero": Nero, "iiwa14": Iiwa14}
 
 
+def _tool_arg(args):
+    """--tool X Y Z R P Y: the flange -> TCP transform (xyz [m], rpy [rad, or deg with --deg])."""
+    tool = getattr(args, "tool", None)
+    if tool is None:
+        return None
+    rpy = np.radians(tool[3:]) if getattr(args, "deg", False) else np.asarray(tool[3:])
+    return np.concatenate([np.asarray(tool[:3], dtype=float), rpy])
+
+
 def _make_arm(args):
+    tool = _tool_arg(args)
     if args.robot == "piper":
-        return Piper(legacy_zero=args.legacy_zero)
+        return Piper(legacy_zero=args.legacy_zero, tool=tool)
     if args.legacy_zero:
         raise SystemExit("piperik: --legacy-zero applies to --robot piper only")
-    return ROBOTS[args.robot]()
+    return ROBOTS[args.robot](tool=tool)
 
 
 def _fmt_q(q: Sequence[float], deg: bool = False) -> str:
@@ -297,7 +307,8 @@ def cmd_fk(args) -> int:
         return 2
     xyz, rpy = pose_to_xyz_rpy(T)
     np.set_printoptions(precision=6, suppress=True)
-    print(f"q = {_fmt_q(q)} rad\nflange pose (base frame):\n{T}")
+    what = "TCP pose (--tool)" if getattr(args, "tool", None) is not None else "flange pose"
+    print(f"q = {_fmt_q(q)} rad\n{what} (base frame):\n{T}")
     print(f"xyz {xyz} m, rpy {np.degrees(rpy)} deg (R = Rz(yaw) Ry(pitch) Rx(roll))")
     print(f"PiPER units (0.001 mm, 0.001 deg): {pose_to_piper_units(T).tolist()}")
     if arm.dof == 6:
@@ -476,7 +487,8 @@ def cmd_drive(args) -> int:
         drv = PiperDriver.from_channel(
             channel, interface=interface, rate_hz=args.rate, limit_margin_rad=np.radians(args.margin_deg),
             max_velocity_rad_s=args.max_velocity, max_acceleration_rad_s2=args.max_acceleration,
-            legacy_zero=True if args.legacy_zero else None, fast_mode=args.fast, on_status=status)
+            legacy_zero=True if args.legacy_zero else None, tool=_tool_arg(args), fast_mode=args.fast,
+            on_status=status)
         print(f"connected: firmware {drv.firmware_version or '?'}, model {drv.arm!r}, joints "
               f"{_fmt_q(np.degrees(drv.q_measured_rad))} deg; rate {args.rate:g} Hz, |qd| <= {args.max_velocity:g} rad/s, "
               f"|qdd| <= {args.max_acceleration:g} rad/s^2, limit margin {args.margin_deg:g} deg")
@@ -588,6 +600,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--legacy-zero", action="store_true",
                        help="PiPER joint zeros of firmware before S-V1.6-3 (piper_sdk dh_is_offset=0)")
         p.add_argument("--deg", action="store_true", help="angles in degrees instead of radians")
+        p.add_argument("--tool", nargs=6, type=float, metavar=("X", "Y", "Z", "R", "P", "Y"),
+                       help="tool centre point in the flange frame: xyz [m], rpy [rad, or deg with --deg]; "
+                            "poses are then the TCP's")
 
     p = sub.add_parser("demo", help="solve a few poses and a short line, with timings and checks")
     common(p)
@@ -604,7 +619,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--psi", type=float, help="7-DOF arm angle [rad, or deg with --deg]; default: chosen")
     p.set_defaults(func=cmd_ik)
 
-    p = sub.add_parser("fk", help="flange pose of joint angles")
+    p = sub.add_parser("fk", help="flange (or --tool TCP) pose of joint angles")
     common(p)
     p.add_argument("q", nargs="+", type=float, help="the joint angles [rad, or --deg, or --mdeg]")
     p.add_argument("--mdeg", action="store_true", help="angles in the PiPER's 0.001 deg units")
@@ -660,6 +675,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--legacy-zero", action="store_true",
                    help="force the joint zeros of firmware before S-V1.6-3 (default: read the firmware version)")
     p.add_argument("--fast", action="store_true", help="the SDK's fast joint mode (MIT flag 0xAD)")
+    p.add_argument("--tool", nargs=6, type=float, metavar=("X", "Y", "Z", "R", "P", "Y"),
+                   help="tool centre point in the flange frame: xyz [m], rpy [rad, or deg with --deg]")
     p.set_defaults(func=cmd_drive)
 
     p = sub.add_parser("check", help="cross-check the model against a URDF with Pinocchio")

@@ -19,6 +19,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from . import _core
+from .poses import pose_from_xyz_rpy
 from ._core import NoSolutionError
 from .models import MODELS_DIR
 
@@ -128,6 +129,26 @@ class Selection:
     branch_switched: bool = False #: a discontinuous change of branch against q_current
 
 
+def _tool_matrix(tool) -> Optional[np.ndarray]:
+    """The tool argument of the arm constructors: None, a 4x4 transform, or (x, y, z, roll, pitch,
+    yaw) in metres and radians (R = Rz(yaw) Ry(pitch) Rx(roll), as :func:`pose_from_xyz_rpy`)."""
+    if tool is None:
+        return None
+    if hasattr(tool, "homogeneous"):  # pinocchio.SE3
+        tool = tool.homogeneous
+    try:
+        arr = np.asarray(tool, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"tool: expected a 4x4 transform or (x, y, z, roll, pitch, yaw), got {tool!r}") from None
+    if arr.shape == (6,):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("tool: (x, y, z, roll, pitch, yaw) must be finite")
+        return pose_from_xyz_rpy(arr[:3], arr[3:])
+    if arr.shape != (4, 4):
+        raise ValueError(f"tool: expected a 4x4 transform or (x, y, z, roll, pitch, yaw), got shape {arr.shape}")
+    return arr
+
+
 class Piper:
     """The AgileX PiPER (6-DOF, spherical wrist, 21.98 mm elbow offset).
 
@@ -136,7 +157,11 @@ class Piper:
     older firmware (``dh_is_offset=0``: joint 2 and 3 offsets -174.22 and -100.78 deg). A wrong
     choice costs about 10 mm at the flange. Joint limits are piper_sdk's soft limits.
 
-    Poses are the flange (DH frame 6, URDF ``link6``, the firmware's "end pose") in the base frame.
+    Poses are the flange (DH frame 6, URDF ``link6``, the firmware's "end pose") in the base frame,
+    or, with ``tool`` (a 4x4 flange -> TCP transform or ``(x, y, z, roll, pitch, yaw)`` [m, rad]),
+    the tool centre point's: :meth:`fk` returns it and every IK entry point takes it, composed with
+    the tool exactly in the C core. Example, AgileX's parallel gripper (its SDK demo's TCP, 0.145 m
+    along the flange z; measure your own): ``Piper(tool=(0, 0, 0.145, 0, 0, 0))``.
     """
 
     dof: int = 6
@@ -146,10 +171,13 @@ class Piper:
     DEFAULT_MAX_VELOCITY: Tuple[float, ...] = (3.0,) * 6
     DEFAULT_MAX_ACCELERATION: Tuple[float, ...] = (5.0,) * 6
 
-    def __init__(self, legacy_zero: bool = False) -> None:
+    def __init__(self, legacy_zero: bool = False, *, tool=None) -> None:
         if not isinstance(legacy_zero, (bool, np.bool_)):
             raise ValueError(f"legacy_zero: expected True or False, got {legacy_zero!r}")
         self._arm = _core.Arm6.piper(bool(legacy_zero))
+        tool_T = _tool_matrix(tool)
+        if tool_T is not None:
+            self._arm = self._arm.with_tool(tool_T)
         self.legacy_zero = bool(legacy_zero)
         self.name = self._arm.name
         #: joint limits [rad], shape (6,); per instance and read-only (the solver uses its own copy)
@@ -164,7 +192,18 @@ class Piper:
         self.urdf_path: Path = MODELS_DIR / ("piper_legacy_zero.urdf" if legacy_zero else "piper.urdf")
 
     def __repr__(self) -> str:
-        return f"Piper(legacy_zero={self.legacy_zero})"
+        tool = f", tool={self.tool.tolist()}" if self._arm.has_tool else ""
+        return f"Piper(legacy_zero={self.legacy_zero}{tool})"
+
+    @property
+    def tool(self) -> np.ndarray:
+        """The flange -> TCP transform (4, 4); the identity without a tool. A copy."""
+        return self._arm.tool
+
+    def with_tool(self, tool) -> "Piper":
+        """A new arm like this one whose poses are those of ``tool`` (4x4 or x, y, z, r, p, y;
+        None: the flange)."""
+        return Piper(self.legacy_zero, tool=tool)
 
     @property
     def geometry(self) -> dict:
@@ -174,7 +213,7 @@ class Piper:
     # -- kinematics ---------------------------------------------------------------------------
 
     def fk(self, q) -> np.ndarray:
-        """Flange pose(s): q of shape (6,) -> (4, 4); (N, 6) -> (N, 4, 4). q in rad."""
+        """Flange (or, with a tool, TCP) pose(s): q of shape (6,) -> (4, 4); (N, 6) -> (N, 4, 4). q in rad."""
         return self._arm.fk(q)
 
     def wrist_center(self, q) -> np.ndarray:
@@ -279,6 +318,12 @@ class _SrsArm:
     For each pose and psi there are up to 8 solutions: the signs of the canonical joints 2, 4 and 6
     ("global configuration" gc2, gc4, gc6, reported as the branch). When the wrist centre lies on
     the base axis the reference plane's azimuth is fixed to 0 (flag "reference").
+
+    ``lower`` / ``upper`` (7,) replace the joint limits [rad]; ``tool`` (a 4x4 flange -> TCP
+    transform or ``(x, y, z, roll, pitch, yaw)`` [m, rad]) makes every pose the tool centre
+    point's: :meth:`fk` returns it and every IK entry point (``ik_all``, ``ik``, ``select``,
+    ``ik_batch``, ``ik_path``, ``feasible_arm_angles``, ``plan_cartesian``) takes it, composed with
+    the tool exactly in the C core.
     """
 
     dof: int = 7
@@ -286,10 +331,13 @@ class _SrsArm:
     _urdf_name: str = ""
     _factory = None
 
-    def __init__(self, lower=None, upper=None) -> None:
+    def __init__(self, lower=None, upper=None, *, tool=None) -> None:
         arm = type(self)._factory()
         if lower is not None or upper is not None:
             arm = arm.with_limits(arm.lower if lower is None else lower, arm.upper if upper is None else upper)
+        tool_T = _tool_matrix(tool)
+        if tool_T is not None:
+            arm = arm.with_tool(tool_T)
         self._arm = arm
         self.name = arm.name
         #: joint limits [rad], shape (7,); per instance and read-only (the solver uses its own copy)
@@ -302,7 +350,18 @@ class _SrsArm:
         self.urdf_path: Path = MODELS_DIR / self._urdf_name
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        tool = f"tool={self.tool.tolist()}" if self._arm.has_tool else ""
+        return f"{type(self).__name__}({tool})"
+
+    @property
+    def tool(self) -> np.ndarray:
+        """The flange -> TCP transform (4, 4); the identity without a tool. A copy."""
+        return self._arm.tool
+
+    def with_tool(self, tool) -> "_SrsArm":
+        """A new arm like this one (same limits) whose poses are those of ``tool`` (4x4 or x, y, z,
+        r, p, y; None: the flange)."""
+        return type(self)(self.lower, self.upper, tool=tool)
 
     @property
     def geometry(self) -> dict:
@@ -310,7 +369,7 @@ class _SrsArm:
         return self._arm.geometry
 
     def fk(self, q) -> np.ndarray:
-        """Flange pose(s): q (7,) -> (4, 4); (N, 7) -> (N, 4, 4). q in rad."""
+        """Flange (or, with a tool, TCP) pose(s): q (7,) -> (4, 4); (N, 7) -> (N, 4, 4). q in rad."""
         return self._arm.fk(q)
 
     def arm_angle(self, q):

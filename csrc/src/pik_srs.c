@@ -17,6 +17,7 @@
 #include "pik_select_internal.h"
 #include "pik_trig_impl.h"
 #include "pik_srs_internal.h"
+#include "pik_tool.h"
 
 
 /* Tolerances: PIK_TOL(double value, float value), see pik_config.h; the float values sit above
@@ -189,7 +190,7 @@ int pik_srs_model_check(const pik_srs_model *m)
         pik_pose_check(m->T_flange, R, p, &err) != PIK_OK || err > SRS_MODEL_ORTHO_TOL) {
         return PIK_ERR_BAD_MODEL;
     }
-    return PIK_OK;
+    return pik_tool_check(m->T_tool);
 }
 
 /* Canonical FK of frame 7 from joint sines/cosines: R07 and its origin; also R03 when asked. */
@@ -245,6 +246,9 @@ int pik_srs_fk(const pik_srs_model *m, const pik_real q_rad[7], pik_real T_out[1
     Tc[12] = 0.0; Tc[13] = 0.0; Tc[14] = 0.0; Tc[15] = 1.0;
     mul44(m->T_base, Tc, Tt);
     mul44(Tt, m->T_flange, T_out);
+    if (pik_tool_present(m->T_tool)) {
+        pik_tool_apply(m->T_tool, T_out);
+    }
     return PIK_OK;
 }
 
@@ -269,6 +273,9 @@ static int canonical_target(const pik_srs_model *m, const pik_real T[16], pik_re
     int st = pik_pose_check(T, R, p, 0), k;
     if (st != PIK_OK) {
         return st;
+    }
+    if (pik_tool_present(m->T_tool)) {
+        pik_tool_strip(m->T_tool, R, p); /* T is the TCP: the flange pose first */
     }
     if (!is_identity44(m->T_base)) {
         for (k = 0; k < 3; ++k) {

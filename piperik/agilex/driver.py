@@ -126,9 +126,10 @@ class PiperDriver:
 
     ``piper``: a connected ``piper_sdk.C_PiperInterface_V2`` (or use :meth:`from_channel`).
     ``arm``: the kinematic model poses refer to (default ``piperik.Piper(legacy_zero=...)``). Any
-    object with piperik's arm interface works (``fk``, ``select``, ``lower``, ``upper``); when
-    piperik's arms gain a tool frame (``piperik.Piper(tool=T_flange_tcp)``, issue 11) pass that
-    arm and every pose becomes a TCP pose. ``legacy_zero``: None reads the firmware version (0x4AF)
+    object with piperik's arm interface works (``fk``, ``select``, ``lower``, ``upper``).
+    ``tool``: a flange -> TCP transform (4x4 or x, y, z, roll, pitch, yaw [m, rad]) for the default
+    arm, ``Piper(legacy_zero=..., tool=tool)``: every pose is then the tool centre point's (or pass
+    your own ``arm=piperik.Piper(tool=...)``). ``legacy_zero``: None reads the firmware version (0x4AF)
     and uses the old joint zeros before S-V1.6-3; True / False forces it.
 
     Safety settings: ``limit_margin_rad`` (commands stay this far inside the joint limits),
@@ -144,7 +145,7 @@ class PiperDriver:
     ``hold`` (why the target is held, or None); ``piperik drive`` prints it as its status line.
     """
 
-    def __init__(self, piper, *, arm=None, legacy_zero: Optional[bool] = None, rate_hz: float = 200.0,
+    def __init__(self, piper, *, arm=None, legacy_zero: Optional[bool] = None, tool=None, rate_hz: float = 200.0,
                  limit_margin_rad: float = math.radians(1.0), max_velocity_rad_s=1.5,
                  max_acceleration_rad_s2=2.5, max_jump_rad: float = 1.0, feedback_timeout_s: float = 0.1,
                  speed_percent: int = 100, fast_mode: bool = False, enable: bool = True,
@@ -167,7 +168,9 @@ class PiperDriver:
             if legacy_zero is None:
                 self.firmware_version = self.read_firmware_version()
                 legacy_zero = firmware_is_legacy(self.firmware_version)
-            arm = Piper(legacy_zero=bool(legacy_zero))
+            arm = Piper(legacy_zero=bool(legacy_zero), tool=tool)
+        elif tool is not None:
+            raise ValueError("tool: give it to the arm (Piper(tool=...)) when you pass arm=")
         elif legacy_zero is not None and getattr(arm, "legacy_zero", legacy_zero) != legacy_zero:
             raise ValueError(f"legacy_zero: {legacy_zero} contradicts arm {arm!r}")
         if getattr(arm, "dof", 6) != 6:

@@ -34,6 +34,8 @@ typedef struct pik_arm6_model {
     pik_real theta_offset_rad[6]; /* theta_i = q_i + theta_offset_rad[i] */
     pik_real lower_rad[6];        /* joint limits */
     pik_real upper_rad[6];
+    pik_real T_tool[16];          /* row-major flange -> tool centre point (TCP); all zeros: none.
+                                     With a tool, fk returns the TCP pose and ik takes TCP poses. */
 } pik_arm6_model;
 
 /* The AgileX PiPER, piper_sdk modified DH. legacy_zero = 0: firmware >= S-V1.6-3

@@ -38,6 +38,8 @@ typedef struct pik_srs_model {
     pik_real T_flange[16];    /* fixed, row-major: canonical frame 7 -> the flange frame */
     pik_real lower_rad[7];    /* joint limits of q */
     pik_real upper_rad[7];
+    pik_real T_tool[16];      /* row-major flange -> tool centre point (TCP); all zeros: none. With a
+                                 tool, fk returns the TCP pose and every IK entry point takes TCP poses. */
 } pik_srs_model;
 
 /* The KUKA LBR iiwa 14 R820 (Drake's URDF; flange iiwa_link_ee_kuka). */
