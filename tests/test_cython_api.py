@@ -7,6 +7,7 @@ loops and requires exactly the rows of ``ik_all``: the same compiled functions, 
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -24,32 +25,40 @@ ROOT = Path(__file__).resolve().parents[1]
 PYX = ROOT / "benchmarks" / "cython_ik_loop.pyx"
 
 
-@pytest.fixture(scope="module")
-def ext(tmp_path_factory):
-    if shutil.which("cc") is None and shutil.which("gcc") is None:
-        pytest.skip("no C compiler on PATH")
-    work = tmp_path_factory.mktemp("cython_user")
-    shutil.copy(PYX, work / PYX.name)
-    (work / "setup.py").write_text(textwrap.dedent("""
+def _build(work: Path, module: str, source: str):
+    """Builds module.pyx (source) in work against the installed piperik and imports it."""
+    (work / f"{module}.pyx").write_text(source)
+    (work / "setup.py").write_text(textwrap.dedent(f"""
         from pathlib import Path
         import piperik
         from Cython.Build import cythonize
         from setuptools import Extension, setup
         # include_path: where piperik/ccore.pxd is (an editable install is not a sys.path directory)
-        setup(name="cython_ik_loop", ext_modules=cythonize(
-            [Extension("cython_ik_loop", ["cython_ik_loop.pyx"], include_dirs=[piperik.get_include()])],
+        setup(name="{module}", ext_modules=cythonize(
+            [Extension("{module}", ["{module}.pyx"], include_dirs=[piperik.get_include()])],
             include_path=[str(Path(piperik.__file__).resolve().parents[1])], quiet=True))
     """))
     # cwd = the temporary directory: the build sees the installed piperik, not the checkout's sources
     r = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=work, capture_output=True,
                        text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    built = sorted(work.glob("cython_ik_loop*.so")) + sorted(work.glob("cython_ik_loop*.pyd"))
+    built = sorted(work.glob(f"{module}*.so")) + sorted(work.glob(f"{module}*.pyd"))
     assert built, list(work.iterdir())
-    spec = importlib.util.spec_from_file_location("cython_ik_loop", built[0])
+    spec = importlib.util.spec_from_file_location(module, built[0])
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _need_cc():
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler on PATH")
+
+
+@pytest.fixture(scope="module")
+def ext(tmp_path_factory):
+    _need_cc()
+    return _build(tmp_path_factory.mktemp("cython_user"), "cython_ik_loop", PYX.read_text())
 
 
 def test_headers_and_pxd_are_reachable():
@@ -101,3 +110,16 @@ def test_bad_arguments_raise_value_error(ext):
         ext.srs_ik_all("ur5", np.zeros((1, 4, 4)), np.zeros(1), np.zeros((1, 8, 7)), np.zeros(1, np.intc))
     with pytest.raises(ValueError, match="Q_out"):
         ext.piper_ik_all(np.zeros((2, 4, 4)), np.zeros((1, 8, 6)), np.zeros(2, np.intc))
+
+
+def test_readme_cython_example_builds_and_runs(tmp_path):
+    """The README's Cython block, as written, against the installed package."""
+    _need_cc()
+    blocks = re.findall(r"```cython\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert len(blocks) == 1
+    mod = _build(tmp_path, "my_loop", blocks[0])
+    arm = piperik.Piper()
+    Ts = np.ascontiguousarray(arm.fk(np.random.default_rng(3).uniform(arm.lower, arm.upper, (50, 6))))
+    count = np.zeros(len(Ts), dtype=np.intc)
+    mod.solve_all(Ts, count)
+    assert count.tolist() == [len(arm.ik_all(T)) for T in Ts]
