@@ -3,8 +3,8 @@
 Framing (COBS, CRC-16/CCITT-FALSE, the byte-at-a-time parser) is the C codec of the core
 (csrc/src/pik_proto.c), reached through its public Python face :mod:`piperik.proto`; the constants
 come from its header, the single source of truth. This module defines the payload layouts once
-(:data:`LAYOUTS`, checked byte for byte against the C codec by tests/test_protocol_layouts.py) and
-packs and unpacks payloads with them.
+(:data:`LAYOUTS`, checked byte for byte against the C codec and field by field against
+PROTOCOL.md's message table by tests/test_protocol_layouts.py) and packs and unpacks payloads with them.
 """
 from __future__ import annotations
 

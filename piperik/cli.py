@@ -13,6 +13,7 @@
                                               output line: its device path)
     piperik stream --port PATH --robot piper --demo --rate 500 --seconds 2
                                               stream a demo motion to a device, print the counts
+                                              (added by firmware_bridge.cli: "piperik.commands")
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""firmware_bridge.protocol.LAYOUTS, the one Python spelling of the payloads, against the C codec.
+"""firmware_bridge.protocol.LAYOUTS, the one Python spelling of the payloads, against the C codec
+and against the message table of firmware_bridge/PROTOCOL.md.
 
 A small C program (written here, compiled with the strict flags against csrc/src/pik_proto.c)
 encodes one message of every type with pik_msg_*_encode and prints the bytes and the header's
@@ -8,6 +9,7 @@ to the same fields, and agree on every fixed head's size.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import struct
 import subprocess
@@ -156,3 +158,40 @@ def test_decoder_reads_the_c_codec_fields(c_codec):
     assert P.decode(P.NACK, payloads["NACK"]) == P.Nack(0xFFFF, 7)
     assert P.decode(P.STATE, payloads["STATE"]) == P.State(1, 8, 0x76543210, (-5, 6, 2147483647))
     assert P.decode(P.BOOT, payloads["BOOT"]) == P.Boot(1, 3, 513, 0x80000001, FW_ID)
+
+
+# ---- PROTOCOL.md's message table, the spec's copy of the layouts ------------------------------------
+
+WIRE_TYPES = {"u8": "B", "u16": "H", "u32": "I", "i32": "i"}
+
+
+def _spec_layout(fields: str):
+    """(head, item) struct formats of a payload column such as
+    `u16 watchdog_ms, u8 n, u8 flags, n × (i32 min_mdeg, i32 max_mdeg)`."""
+    head, item = "<", ""
+    repeated = re.search(r"n × \((.*)\)", fields)
+    if repeated:
+        item = "".join(WIRE_TYPES[f.split()[0]] for f in repeated.group(1).split(", "))
+        fields = fields[:repeated.start()].rstrip(", ")
+    for field in filter(None, fields.split(", ")):
+        kind, name = field.split()
+        if kind == "char":  # BOOT's firmware id: the rest of the payload
+            continue
+        m = re.fullmatch(r"\w+\[(\w+)\](?:\[(\w+)\])?", name)
+        if m and not m.group(1).isdigit():  # q_mdeg[n], q_mdeg[k][n]: the repeated item
+            item = WIRE_TYPES[kind]
+        else:
+            head += (m.group(1) if m else "") + WIRE_TYPES[kind]
+    return head, item
+
+
+def test_protocol_md_message_table_agrees_with_layouts():
+    text = (REPO_ROOT / "firmware_bridge" / "PROTOCOL.md").read_text()
+    seen = set()
+    for name, fields, size in re.findall(r"^\| 0x[0-9A-Fa-f]{2} \| (\w+) \| [^|]+ \| `([^`]*)`[^|(]*\((\d+)[^|]*\) \|",
+                                         text, re.M):
+        seen.add(name)
+        head, item = _spec_layout(fields)
+        assert struct.calcsize(head) == int(size), (name, fields, size)  # the spec's own byte count
+        assert (head, item) == P.LAYOUTS[name], (name, fields)
+    assert seen == set(P.LAYOUTS), f"PROTOCOL.md rows parsed: {sorted(seen)}"
