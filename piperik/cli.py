@@ -14,6 +14,12 @@
     piperik stream --port PATH --robot piper --demo --rate 500 --seconds 2
                                               stream a demo motion to a device, print the counts
                                               (added by firmware_bridge.cli: "piperik.commands")
+    piperik drive --can can0 --line "X Y Z R P Y" "X Y Z R P Y" [--deg]
+                                              drive a PiPER over CAN (piper_sdk): to the first pose,
+                                              then straight lines through the others (--sim: the
+                                              simulated arm on a virtual bus)
+    piperik drive --can can0 --follow         teleoperation: one pose "X Y Z R P Y" per stdin line
+                                              (the newest each tick; --one-per-tick plays a recording)
 """
 from __future__ import annotations
 
@@ -363,6 +369,167 @@ def cmd_firmware_sim(args) -> int:
     return int(_core.fw_sim_run(args.robot))
 
 
+def _parse_pose6(text: str, deg: bool, what: str) -> np.ndarray:
+    parts = text.replace(",", " ").split()
+    try:
+        vals = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"{what}: expected six numbers 'X Y Z R P Y', got {text!r}") from None
+    if len(vals) != 6:
+        raise ValueError(f"{what}: expected six numbers 'X Y Z R P Y' (xyz [m], roll pitch yaw "
+                         f"[{'deg' if deg else 'rad'}]), got {len(vals)} in {text!r}")
+    rpy = np.radians(vals[3:]) if deg else np.asarray(vals[3:])
+    return pose_from_xyz_rpy(vals[:3], rpy)
+
+
+def _ik_named(drv, T, what: str) -> np.ndarray:
+    """The solution nearest the measured joints, with the limit margin; NoSolutionError naming the pose."""
+    try:
+        return drv.arm.ik(T, drv.q_measured_rad, limit_margin=drv.limit_margin_rad)
+    except NoSolutionError as exc:
+        raise NoSolutionError(f"{what}: {exc}") from None
+
+
+class _StatusLine:
+    """The live status line on stderr: rate, period error, smallest joint margin, hold reason."""
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.width = 0
+
+    def __call__(self, st: dict) -> None:
+        m = np.degrees(st["margins_rad"])
+        j = int(np.argmin(m))
+        text = (f"rate {st['rate_hz']:6.1f} Hz | period error p50 {st['period_error_p50_ms']:.3f} ms "
+                f"p99 {st['period_error_p99_ms']:.3f} ms | smallest joint margin {m[j]:5.1f} deg (joint {j + 1})"
+                + (f" | HOLD: {st['hold']}" if st["hold"] else ""))
+        self.width = max(self.width, len(text))
+        self.stream.write("\r" + text.ljust(self.width))
+        self.stream.flush()
+
+    def end(self) -> None:
+        if self.width:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def cmd_drive(args) -> int:
+    try:
+        from .agilex import DriveError, PiperDriver, SimulatedPiper
+    except ImportError as exc:  # pragma: no cover - without the extra
+        print(f"piperik drive: needs piper_sdk and python-can: pip install 'piperik[agilex]' ({exc})", file=sys.stderr)
+        return 2
+    if (args.line is None) == (not args.follow):
+        print("piperik drive: give --line POSE POSE [...] or --follow", file=sys.stderr)
+        return 2
+    if args.one_per_tick and not args.follow:
+        print("piperik drive: --one-per-tick goes with --follow", file=sys.stderr)
+        return 2
+    sim = None
+    status = _StatusLine()
+    drv = None
+    try:
+        line = [_parse_pose6(t, args.deg, "--line") for t in args.line] if args.line else []
+        if args.sim:
+            import uuid
+
+            # a new name each time: piper_sdk keeps one interface (and its reader thread) per channel name
+            channel, interface = f"piperik-sim-{uuid.uuid4().hex[:8]}", "virtual"
+            sim = SimulatedPiper(channel)
+            print(f"simulated PiPER on virtual CAN channel {channel!r} (firmware {sim.firmware_version})")
+        else:
+            channel, interface = args.can, args.interface
+        drv = PiperDriver.from_channel(
+            channel, interface=interface, rate_hz=args.rate, limit_margin_rad=np.radians(args.margin_deg),
+            max_velocity_rad_s=args.max_velocity, max_acceleration_rad_s2=args.max_acceleration,
+            legacy_zero=True if args.legacy_zero else None, fast_mode=args.fast, on_status=status)
+        print(f"connected: firmware {drv.firmware_version or '?'}, model {drv.arm!r}, joints "
+              f"{_fmt_q(np.degrees(drv.q_measured_rad))} deg; rate {args.rate:g} Hz, |qd| <= {args.max_velocity:g} rad/s, "
+              f"|qdd| <= {args.max_acceleration:g} rad/s^2, limit margin {args.margin_deg:g} deg")
+        if line:
+            q_first = _ik_named(drv, line[0], "--line pose 1")
+            print("to the first pose (joint-space move) ...")
+            rep = drv.move_joints(q_first)
+            status.end()
+            print("  " + rep.summary())
+            if len(line) > 1:
+                print(f"straight line{'s' if len(line) > 2 else ''} through {len(line) - 1} more pose(s) ...")
+                rep = drv.move_to_pose(line[-1], via=line[1:-1])
+                status.end()
+                print("  " + rep.summary())
+        elif args.one_per_tick:
+            def poses():
+                for n, text in enumerate(sys.stdin, 1):
+                    if text.strip() and not text.lstrip().startswith("#"):
+                        yield _parse_pose6(text, args.deg, f"stdin line {n}")
+
+            it = poses()
+            first = next(it, None)
+            if first is None:
+                print("piperik drive: no pose on stdin", file=sys.stderr)
+                return 2
+            print("to the first pose (joint-space move) ...")
+            rep = drv.move_joints(_ik_named(drv, first, "stdin line 1"))
+            status.end()
+            print("following stdin, one pose per tick ...")
+            rep = drv.follow(it, args.rate)
+            status.end()
+            print("  " + rep.summary())
+        else:
+            import threading
+
+            latest = {"T": None, "eof": False, "done": False}
+            ready = threading.Event()
+
+            def reader():
+                for n, text in enumerate(sys.stdin, 1):
+                    if not text.strip() or text.lstrip().startswith("#"):
+                        continue
+                    try:
+                        latest["T"] = _parse_pose6(text, args.deg, f"stdin line {n}")
+                        ready.set()
+                    except ValueError as exc:
+                        print(f"\npiperik drive: {exc} (line skipped)", file=sys.stderr)
+                latest["eof"] = True
+                ready.set()
+
+            threading.Thread(target=reader, daemon=True).start()
+            print("following poses from stdin, the newest line each tick (end with EOF / Ctrl-D) ...")
+            ready.wait()
+            if latest["T"] is None:
+                print("piperik drive: no pose on stdin", file=sys.stderr)
+                return 2
+            print("to the first pose (joint-space move) ...")
+            rep = drv.move_joints(_ik_named(drv, latest["T"], "the first pose on stdin"))
+            status.end()
+
+            def source(t_s):
+                if latest["done"]:
+                    return None
+                latest["done"] = latest["eof"]   # one more tick on the last pose after EOF
+                return latest["T"]
+
+            rep = drv.follow(source, args.rate)
+            status.end()
+            print("  " + rep.summary())
+        for h in (rep.holds if rep else []):
+            print(f"  held {h.ticks} tick(s) from tick {h.tick}: {h.reason}")
+    except KeyboardInterrupt:
+        status.end()
+        print("piperik drive: interrupted; the arm is at rest, holding its last command", file=sys.stderr)
+        return 130
+    except (ValueError, DriveError) as exc:  # NoSolutionError is a ValueError
+        status.end()
+        print(f"piperik drive: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if drv is not None:
+            drv.close()
+        if sim is not None:
+            sim.close()
+    return 0
+
+
 def _int_in(lo: int, hi: Optional[int], what: str):
     """argparse type: an integer in [lo, hi] (hi None: no upper bound), else a usage error saying so."""
     def parse(text: str) -> int:
@@ -422,6 +589,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--robot", choices=["piper", "piper_legacy", "nero", "iiwa14"], default="piper")
     p.add_argument("--link", help="also create this symlink to the pty (a stable path across restarts)")
     p.set_defaults(func=cmd_firmware_sim)
+
+    p = sub.add_parser("drive", help="drive a PiPER over CAN with piper_sdk (or the simulated arm: --sim)")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--can", metavar="CHANNEL", help="CAN channel of the arm, e.g. can0")
+    where.add_argument("--sim", action="store_true", help="drive the simulated PiPER on a virtual CAN bus")
+    p.add_argument("--interface", default="socketcan", help="python-can interface (socketcan, slcan, ...)")
+    p.add_argument("--line", nargs="+", metavar="'X Y Z R P Y'",
+                   help="poses: xyz [m], roll pitch yaw [rad, or --deg]; a joint-space move to the first, "
+                        "then straight lines through the others")
+    p.add_argument("--follow", action="store_true",
+                   help="follow poses read from stdin, one per line: each tick the newest line (a live producer)")
+    p.add_argument("--one-per-tick", action="store_true",
+                   help="with --follow: every stdin line is one tick's pose (a recorded stream, played at --rate)")
+    p.add_argument("--deg", action="store_true", help="roll, pitch, yaw in degrees")
+    p.add_argument("--rate", type=float, default=200.0, help="command rate [Hz] (default 200)")
+    p.add_argument("--max-velocity", type=float, default=1.5, help="per-joint speed limit [rad/s] (default 1.5)")
+    p.add_argument("--max-acceleration", type=float, default=2.5,
+                   help="per-joint acceleration limit [rad/s^2] (default 2.5)")
+    p.add_argument("--margin-deg", type=float, default=1.0, help="distance kept from every joint limit [deg]")
+    p.add_argument("--legacy-zero", action="store_true",
+                   help="force the joint zeros of firmware before S-V1.6-3 (default: read the firmware version)")
+    p.add_argument("--fast", action="store_true", help="the SDK's fast joint mode (MIT flag 0xAD)")
+    p.set_defaults(func=cmd_drive)
 
     p = sub.add_parser("check", help="cross-check the model against a URDF with Pinocchio")
     common(p)

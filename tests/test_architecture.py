@@ -1,6 +1,6 @@
 """docs/ARCHITECTURE.md stays true: every file it names exists, and every source file is named.
 
-Source files: csrc/src, csrc/include and csrc/bindings; piperik/*.py and *.pxd; firmware_bridge/**
+Source files: csrc/src, csrc/include and csrc/bindings; piperik/**/*.py and piperik/*.pxd; firmware_bridge/**
 *.py / *.c / *.h; tables/*.py and *.c. A file counts as named when its repository path appears in
 backticks on the page.
 """
@@ -13,7 +13,7 @@ from conftest import REPO_ROOT
 PAGE = REPO_ROOT / "docs" / "ARCHITECTURE.md"
 SOURCE_GLOBS = [
     "csrc/src/*.c", "csrc/src/*.h", "csrc/include/piperik/*.h", "csrc/bindings/*.cpp", "csrc/bindings/*.h",
-    "piperik/*.py", "piperik/*.pxd",
+    "piperik/**/*.py", "piperik/*.pxd",
     "firmware_bridge/**/*.py", "firmware_bridge/**/*.c", "firmware_bridge/**/*.h",
     "tables/*.py", "tables/*.c",
 ]

@@ -724,15 +724,23 @@ static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
     return 2;
 }
 
-static void sort_reals(pik_real *v, int n)
+/* Sorts v (and its tags, when given) in increasing order. */
+static void sort_reals(pik_real *v, unsigned char *tag, int n)
 {
     int i, j;
     for (i = 1; i < n; ++i) { /* insertion sort: n <= SRS_MAX_BREAKS */
         pik_real x = v[i];
+        unsigned char t = tag ? tag[i] : 0;
         for (j = i - 1; j >= 0 && v[j] > x; --j) {
             v[j + 1] = v[j];
+            if (tag) {
+                tag[j + 1] = tag[j];
+            }
         }
         v[j + 1] = x;
+        if (tag) {
+            tag[j + 1] = t;
+        }
     }
 }
 
@@ -842,11 +850,18 @@ static lin3 joint_rate(const srs_lin_arm *L, int k)
  * joint stays inside or outside its limits, and (with `stationary`) moves monotonically.
  * At most 2 + 6 x 2 x 2 + 4 x 2 + 6 x 2 = 46 values. */
 #define SRS_MAX_BREAKS 46
-static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, pik_real *br)
+/* With tag (may be NULL), tag[i] says whose breakpoint br[i] is: the joint slot k (0..5) for a limit
+ * crossing, SRS_TAG_OTHER for the rest. */
+#define SRS_TAG_OTHER 6
+static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, pik_real *br, unsigned char *tag)
 {
     int nb = 0, k, e, j;
     br[nb++] = -PIK_PI;
     br[nb++] = PIK_PI;
+    if (tag) {
+        tag[0] = SRS_TAG_OTHER;
+        tag[1] = SRS_TAG_OTHER;
+    }
     for (k = 0; k < 6; ++k) {
         int joint = srs_joint_of[k];
         if (L->half_singular[k / 3]) {
@@ -868,6 +883,9 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
                                   L->n[k].c * cl - L->d[k].c * sl, r);
             }
             for (j = 0; j < nr; ++j) {
+                if (tag) {
+                    tag[nb] = (unsigned char)k;
+                }
                 br[nb++] = r[j];
             }
         }
@@ -876,15 +894,22 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
             pik_real r[2];
             int nr = sincos_roots(rate.a, rate.b, rate.c, r);
             for (j = 0; j < nr; ++j) {
+                if (tag) {
+                    tag[nb] = SRS_TAG_OTHER;
+                }
                 br[nb++] = r[j];
             }
         }
     }
     for (j = 0; j < L->n_sing; ++j) {
+        if (tag) {
+            tag[nb] = SRS_TAG_OTHER;
+            tag[nb + 1] = SRS_TAG_OTHER;
+        }
         br[nb++] = pik_wrap_pi(L->sing_psi[j] - PIK_PSI_SINGULAR_EXCLUSION_RAD);
         br[nb++] = pik_wrap_pi(L->sing_psi[j] + PIK_PSI_SINGULAR_EXCLUSION_RAD);
     }
-    sort_reals(br, nb);
+    sort_reals(br, tag, nb);
     return nb;
 }
 
@@ -1059,39 +1084,43 @@ static int on_arc(const srs_limit_arcs *A, int j, pik_real c, pik_real s)
     return from >= 0 || to <= 0; /* not strictly inside the complement arc (narrower than pi) */
 }
 
-/* arm_feasible_at without the arm evaluation: (cos, sin) of each joint straight from its entry of
- * R03(psi) / R47(psi) (L), tested against the limit arcs. Valid where no half is singular at every
- * psi (there the seed's split decides, and arm_feasible_at is used). */
-static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_real psi)
+/* arm_feasible_at without the arm evaluation, for the joint slots in `dirty` (bit i: slot i): (cos,
+ * sin) of each straight from its entry of R03(psi) / R47(psi) (L), tested against the limit arcs on
+ * the representative and on the flipped sign (GC2 or GC6 negative: t1, t3 (t5, t7) + pi negate both;
+ * t2 (t6) -> -t negates the sine), into slot_ok[i] bits 0 and 1. Returns the mask of sign
+ * combinations (bit k: branch SRS_BRANCH(g, k)) with every slot inside. Valid where no half is
+ * singular at every psi (there the seed's split decides, and arm_feasible_at is used). */
+static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_real psi, unsigned dirty,
+                          unsigned char slot_ok[6])
 {
-    pik_real sp, cp, c[6], sn[6];
-    unsigned mask = 0u;
-    int k, i;
+    pik_real sp, cp;
+    unsigned mask;
+    int i;
     pik_sincos_r(psi, &sp, &cp);
     for (i = 0; i < 6; ++i) {
-        pik_real d = lin_eval(L->d[i], sp, cp);
+        pik_real c, sn, d;
+        if (!(dirty & (1u << i))) {
+            continue;
+        }
+        d = lin_eval(L->d[i], sp, cp);
         if (SRS_IS_COS(i)) { /* t = acos(d) in [0, pi] */
             d = d > 1 ? 1 : (d < -1 ? -1 : d);
-            c[i] = d;
-            sn[i] = pik_sqrt((1 - d) * (1 + d));
+            c = d;
+            sn = pik_sqrt((1 - d) * (1 + d));
         } else {
-            c[i] = d;
-            sn[i] = lin_eval(L->n[i], sp, cp);
+            c = d;
+            sn = lin_eval(L->n[i], sp, cp);
         }
+        slot_ok[i] = (unsigned char)(on_arc(A, srs_joint_of[i], c, sn) |
+                                     (on_arc(A, srs_joint_of[i], SRS_IS_COS(i) ? c : -c, -sn) << 1));
     }
-    for (k = 0; k < 4; ++k) {
-        int in = 1;
-        for (i = 0; i < 6 && in; ++i) {
-            /* GC2 (GC6) negative: t1, t3 (t5, t7) + pi negate both; t2 (t6) -> -t negates the sine */
-            int flipped = (i < 3 ? (k & 1) : (k >> 1)) != 0;
-            pik_real ci = c[i], si = sn[i];
-            if (flipped) {
-                si = -si;
-                ci = SRS_IS_COS(i) ? ci : -ci;
-            }
-            in = on_arc(A, srs_joint_of[i], ci, si);
-        }
-        mask |= (unsigned)in << k;
+    /* sign combination k flips the shoulder slots when k & 1 and the wrist slots when k & 2: a slot's
+     * two bits spread onto the four combinations */
+    mask = 0xFu;
+    for (i = 0; i < 6; ++i) {
+        unsigned ok = slot_ok[i];
+        mask &= i < 3 ? ((ok & 1u) ? 0x5u : 0u) | ((ok & 2u) ? 0xAu : 0u)
+                      : ((ok & 1u) ? 0x3u : 0u) | ((ok & 2u) ? 0xCu : 0u);
     }
     return mask;
 }
@@ -1106,8 +1135,11 @@ typedef struct srs_cells {
     const srs_pose *P;
     const srs_limit_arcs *A;
     int g, nb, i, half_singular;
+    unsigned dirty;                    /* joint slots whose limit status may have changed since the last cell */
+    unsigned char slot_ok[6];          /* each slot's status there (cell_mask) */
     srs_lin_arm L;
     pik_real br[SRS_MAX_BREAKS];
+    unsigned char tag[SRS_MAX_BREAKS]; /* whose breakpoint (arm_breaks) */
 } srs_cells;
 
 static void cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P, const srs_limit_arcs *A, int g)
@@ -1125,20 +1157,29 @@ static void cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P,
     }
     arm_lin(P, g, &C->L);
     C->half_singular = C->L.half_singular[0] || C->L.half_singular[1];
-    C->nb = arm_breaks(m, &C->L, 0, C->br);
+    C->nb = arm_breaks(m, &C->L, 0, C->br, C->tag);
+    C->dirty = 0x3Fu;
 }
 
 static int cells_next(srs_cells *C, pik_real *lo, pik_real *hi, unsigned *mask)
 {
     while (C->i + 1 < C->nb) {
         pik_real a0 = C->br[C->i], a1 = C->br[C->i + 1], mid = PIK_R(0.5) * (a0 + a1);
+        /* a slot's status changes only at its own limit crossings: crossing another breakpoint
+         * (an exclusion edge, +-pi) re-evaluates every slot */
+        C->dirty |= C->tag[C->i] < SRS_TAG_OTHER ? 1u << C->tag[C->i] : 0x3Fu;
         C->i++;
         if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(&C->L, mid)) {
             continue;
         }
         *lo = a0;
         *hi = a1;
-        *mask = C->half_singular ? arm_feasible_at(C->m, C->P, C->g, mid, 0) : cell_mask(&C->L, C->A, mid);
+        if (C->half_singular) {
+            *mask = arm_feasible_at(C->m, C->P, C->g, mid, 0);
+        } else {
+            *mask = cell_mask(&C->L, C->A, mid, C->dirty, C->slot_ok);
+            C->dirty = 0u;
+        }
         return 1;
     }
     return 0;
@@ -1194,6 +1235,7 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
 typedef struct srs_best {
     int found;
     pik_real cost, psi;
+    pik_real singularity;        /* its singularity measure (min |sin t2|, |sin t4|, |sin t6|) */
     int branch;
 } srs_best;
 
@@ -1281,6 +1323,7 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
             B->cost = r.cost;
             B->psi = psi;
             B->branch = b;
+            B->singularity = sing;
         }
     }
     return want_cost;
@@ -1413,24 +1456,27 @@ static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, p
     }
 }
 
-/* The searches bracket a minimum to about SRS_SEARCH_TOL of psi. Where a joint turns fast (dt1/dpsi
- * is up to ~1 / |sin t2| next to a shoulder singularity, likewise t5 and t7 at the wrist), where the
- * distance is tiny (q_current next to the pose's own solution) or on a limit edge (first order), that
- * can be coarser in the distance than the selection promises (1e-9 rad, README "Selection rules").
- * The winner is refined once, in a bracket of a few SRS_SEARCH_TOL around it, down to SRS_POLISH_TOL,
- * unless the distance changes by less than SRS_POLISH_DIST over that whole bracket (the usual case:
- * two evaluations). */
+/* The searches bracket a minimum to about SRS_SEARCH_TOL (h) of psi. At an interior minimum the
+ * distance d then exceeds the optimum by about K h^2 / (2 d), K = sum of w_j (dq_j/dpsi)^2; the joints'
+ * rates are at most ~1 / s with s the singularity measure (t1 and t3 turn at ~1 / |sin t2| next to a
+ * shoulder singularity, likewise t5 and t7 at the wrist). Where that may exceed a small fraction of
+ * the promised 1e-9 rad (README "Selection rules") -- d below SRS_POLISH_NEAR / s^2: q_current next
+ * to the pose's own solution, or a singularity -- the winner is refined once, in a bracket of a few h
+ * around it, down to SRS_POLISH_TOL x s (a few rounding steps of psi at least), unless the distance
+ * changes by less than SRS_POLISH_DIST over that whole bracket. A minimum on a limit edge (first
+ * order in h) is a breakpoint of the branch and bound, scored exactly, not a search result. */
+#define SRS_POLISH_NEAR PIK_TOL(1e-6, 1e-3)
 #define SRS_POLISH_TOL PIK_TOL(1e-14, 1e-7)
 #define SRS_POLISH_DIST PIK_TOL(1e-11, 1e-6)
 static void polish_best(srs_search *S)
 {
     const srs_best *B = S->best;
     const pik_real h = 4 * SRS_SEARCH_TOL;
-    pik_real x = B->psi, fx = B->cost, fa, fc, rep[7], sing, tol;
+    pik_real x = B->psi, fx = B->cost, fa, fc, sing = B->singularity, tol;
     int b = B->branch;
-    /* the fast joints turn at up to ~1 / |sin t2| (|sin t6|): the tolerance shrinks with the
-     * singularity measure, down to a few rounding steps of psi */
-    search_thetas(S, (b >> 1) & 1, x, rep, &sing);
+    if (pik_sqrt(fx) * sing * sing >= SRS_POLISH_NEAR) {
+        return;
+    }
     tol = SRS_POLISH_TOL * (sing < 1 ? sing : 1);
     if (tol < 4 * PIK_EPS * pik_fabs(x)) {
         tol = 4 * PIK_EPS * pik_fabs(x);
@@ -1582,7 +1628,7 @@ static void scan_branches(srs_search *S, int g)
  */
 #define SRS_POLAR_SAMPLES 24
 #define SRS_POLAR_TOL PIK_TOL(1e-12, 1e-6)
-static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
+SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
 {
     const srs_lin_arm *L = search_lin(S, g);
     const lin3 n = L->n[wrist ? 3 : 0], d = L->d[wrist ? 3 : 0];
@@ -1654,27 +1700,25 @@ static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
     }
 }
 
-/* Deepest subdivision of a cell (1/8 of it) where its bound stays below the best after the search. */
+/* Deepest subdivision of a cell (into 1/8) where its bound stays below the best after the search. */
 #define SRS_CELL_SPLIT_DEPTH 3
-/* ... and only where the bound's gap to the best is at least this fraction of the best: near q_current
- * (tiny costs) the gap is large relative to the cost but the cell is searched from its middle, which
- * holds the one minimum a short sweep allows. */
+/* ... and only where the bound's gap to the best is at least this fraction of the best. */
 #define SRS_CELL_SPLIT_GAP PIK_R(0.1)
 
-/* One cell [a0, a1] of branch b (arm g), every joint monotone in it (rate: the representative joints'
- * rates' signs), rep_a / rep_b the representative angles at its ends: the lower bound of the cost in
- * the cell -- each joint's angular distance from q_current to the arc it sweeps (or, without
- * q_current, minus the best margin the arcs allow) -- and, where it is below the best so far, a search
- * of the cell from its middle. The cost is a sum of terms each unimodal in the cell but may itself have
- * two minima where q_current is far (the search finds one): where the bound still leaves a gap, the
- * cell is halved and each half bounded and searched again, SRS_CELL_SPLIT_DEPTH times at most. */
-static void search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik_real rep_a[7],
-                        const pik_real rep_b[7], const pik_real rate[6], const pik_real *th_c, int depth)
+/* One cell [a0, a1] of branch b, every joint monotone in it (rate: the representative joints' rates at
+ * its middle, whose signs hold throughout), rep_a / rep_b the representative angles at its ends: the
+ * lower bound of the cost in the cell -- each joint's angular distance from q_current to the arc it
+ * sweeps (or, without q_current, minus the best margin the arcs allow) -- and, where it is below the
+ * best so far, a search of the cell from its middle. Returns 1 when the bound still leaves a gap to
+ * the best after the search: the cost is a sum of terms each unimodal in the cell but may itself have
+ * two minima where q_current is far, and the search finds one (split_cells halves such cells). */
+static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik_real rep_a[7],
+                       const pik_real rep_b[7], const pik_real rate[6], const pik_real *th_c, pik_real *lb_out)
 {
     const pik_srs_model *m = S->m;
     const pik_select_options *o = S->sc.o;
     const srs_lin_arm *L = &S->lin;
-    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE, rep_m[7], sing, mid;
+    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE;
     int jj;
     branch_thetas(b, rep_a, ta);
     branch_thetas(b, rep_b, tb);
@@ -1702,7 +1746,7 @@ static void search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pi
         if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
               pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
               pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
-            return;
+            return 0;
         }
         if (S->sc.q_current) {
             pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
@@ -1715,67 +1759,85 @@ static void search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pi
     if (!S->sc.q_current) {
         lb = -margin_ub;
     }
+    *lb_out = lb;
     if (S->best->found && lb >= S->best->cost - SRS_COST_TOL) {
-        return;
+        return 0;
     }
     /* the ends are scored already (every breakpoint and split point is visited on every branch) */
     minimise_on(S, b, a0, a1);
-    if (depth >= SRS_CELL_SPLIT_DEPTH || !S->sc.q_current || !S->best->found ||
-        S->best->cost - lb < SRS_CELL_SPLIT_GAP * S->best->cost || a1 - a0 < 64 * SRS_SEARCH_TOL) {
-        return;
-    }
-    if (depth == 0) {
-        /* whole cells are halved only after every cell is searched (split_cells), when the best is
-         * final and prunes most of them: the ones with the lowest bounds are kept */
-        int slot = S->n_split, k;
-        if (S->n_split < SRS_SPLIT_CELLS) {
-            S->n_split++;
-        } else {
-            slot = 0;
-            for (k = 1; k < SRS_SPLIT_CELLS; ++k) {
-                slot = S->split[k].lb > S->split[slot].lb ? k : slot;
-            }
-            if (S->split[slot].lb <= lb) {
-                return;
-            }
-        }
-        S->split[slot].a0 = a0;
-        S->split[slot].a1 = a1;
-        S->split[slot].lb = lb;
-        S->split[slot].b = b;
-        return;
-    }
-    mid = PIK_R(0.5) * (a0 + a1);
-    search_thetas(S, (b >> 1) & 1, mid, rep_m, &sing);
-    visit_branch(S, b, mid);
-    search_cell(S, b, a0, mid, rep_a, rep_m, rate, th_c, depth + 1);
-    search_cell(S, b, mid, a1, rep_m, rep_b, rate, th_c, depth + 1);
+    return S->sc.q_current && S->best->found && S->best->cost - lb >= SRS_CELL_SPLIT_GAP * S->best->cost &&
+           a1 - a0 >= 64 * SRS_SEARCH_TOL;
 }
 
-/* The kept cells whose bound is still below the final best by the gap: halved and searched again. */
-static void split_cells(srs_search *S, const pik_real *th_c)
+/* Keeps whole cell [a0, a1] of branch b (bound lb) for split_cells: the SRS_SPLIT_CELLS lowest bounds. */
+static void keep_split(srs_search *S, int b, pik_real a0, pik_real a1, pik_real lb)
 {
-    int i, k, depth;
+    int slot = S->n_split, k;
+    if (S->n_split < SRS_SPLIT_CELLS) {
+        S->n_split++;
+    } else {
+        slot = 0;
+        for (k = 1; k < SRS_SPLIT_CELLS; ++k) {
+            slot = S->split[k].lb > S->split[slot].lb ? k : slot;
+        }
+        if (S->split[slot].lb <= lb) {
+            return;
+        }
+    }
+    S->split[slot].a0 = a0;
+    S->split[slot].a1 = a1;
+    S->split[slot].lb = lb;
+    S->split[slot].b = b;
+}
+
+/* After every cell is searched (the best is final and prunes most of them), the kept cells whose bound
+ * still leaves the gap are halved, depth first without recursion (a stack of SRS_CELL_SPLIT_DEPTH + 1
+ * pieces), each half bounded and searched again and halved again while its gap remains, down to
+ * SRS_CELL_SPLIT_DEPTH levels; the cell that holds the best is halved once (its minimum is found). */
+SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
+{
+    struct {
+        pik_real a0, a1;
+        int depth;
+    } stack[SRS_CELL_SPLIT_DEPTH + 1];
+    int i, k, top;
     for (i = 0; i < S->n_split; ++i) {
-        int b = S->split[i].b, g = (b >> 1) & 1;
-        pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, mid = PIK_R(0.5) * (a0 + a1), sm, cm, sing;
-        pik_real rep_a[7], rep_m[7], rep_b[7], rate[6];
+        int b = S->split[i].b, g = (b >> 1) & 1, max_depth;
+        pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, sm, cm, rate[6];
         const srs_lin_arm *L;
         if (S->best->cost - S->split[i].lb < SRS_CELL_SPLIT_GAP * S->best->cost) {
             continue;
         }
+        max_depth = b == S->best->branch && a0 <= S->best->psi && S->best->psi <= a1 ? 1 : SRS_CELL_SPLIT_DEPTH;
         L = search_lin(S, g);
-        pik_sincos_r(mid, &sm, &cm);
+        pik_sincos_r(PIK_R(0.5) * (a0 + a1), &sm, &cm);
         for (k = 0; k < 6; ++k) {
             rate[k] = lin_eval(joint_rate(L, k), sm, cm);
         }
-        search_thetas(S, g, a0, rep_a, &sing);
-        search_thetas(S, g, mid, rep_m, &sing);
-        search_thetas(S, g, a1, rep_b, &sing);
-        visit_branch(S, b, mid);
-        depth = b == S->best->branch && a0 <= S->best->psi && S->best->psi <= a1 ? SRS_CELL_SPLIT_DEPTH : 1;
-        search_cell(S, b, a0, mid, rep_a, rep_m, rate, th_c, depth);
-        search_cell(S, b, mid, a1, rep_m, rep_b, rate, th_c, depth);
+        stack[0].a0 = a0;
+        stack[0].a1 = a1;
+        stack[0].depth = 0;
+        top = 1;
+        while (top > 0) {
+            pik_real c0 = stack[top - 1].a0, c1 = stack[top - 1].a1, mid = PIK_R(0.5) * (c0 + c1), sing, lb;
+            pik_real rep_a[7], rep_m[7], rep_b[7];
+            int depth = stack[--top].depth + 1;
+            search_thetas(S, g, c0, rep_a, &sing);
+            search_thetas(S, g, mid, rep_m, &sing);
+            search_thetas(S, g, c1, rep_b, &sing);
+            visit_branch(S, b, mid);
+            /* a half that keeps its gap is pushed; depth first: at most one pending half per level */
+            if (search_cell(S, b, c0, mid, rep_a, rep_m, rate, th_c, &lb) && depth < max_depth) {
+                stack[top].a0 = c0;
+                stack[top].a1 = mid;
+                stack[top++].depth = depth;
+            }
+            if (search_cell(S, b, mid, c1, rep_m, rep_b, rate, th_c, &lb) && depth < max_depth) {
+                stack[top].a0 = mid;
+                stack[top].a1 = c1;
+                stack[top++].depth = depth;
+            }
+        }
     }
     S->n_split = 0;
 }
@@ -1791,7 +1853,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
         scan_branches(S, g);
         return;
     }
-    nb = arm_breaks(S->m, L, 1, br);
+    nb = arm_breaks(S->m, L, 1, br, 0);
     for (j = 0; j < L->n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
         visit(S, g, L->sing_psi[j], -1, 0, 0);
@@ -1812,8 +1874,9 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
         }
         for (k = 0; k < 4; ++k) {
             int b = SRS_BRANCH(g, k);
-            if (S->allowed & (1u << b)) {
-                search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, 0);
+            pik_real lb;
+            if ((S->allowed & (1u << b)) && search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, &lb)) {
+                keep_split(S, b, a0, a1, lb);
             }
         }
         memcpy(rep_a, rep_b, sizeof rep_a);
