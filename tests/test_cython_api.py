@@ -123,3 +123,26 @@ def test_readme_cython_example_builds_and_runs(tmp_path):
     count = np.zeros(len(Ts), dtype=np.intc)
     mod.solve_all(Ts, count)
     assert count.tolist() == [len(arm.ik_all(T)) for T in Ts]
+
+
+def test_import_capi_refuses_a_table_of_another_abi(tmp_path, monkeypatch):
+    """import_capi() checks the table it is given: another ABI version or real size -> ImportError
+    saying to rebuild, never a call through a table of the wrong shape."""
+    import ctypes
+
+    _need_cc()
+    mod = _build(tmp_path, "capi_check", "from piperik.ccore cimport import_capi\n\n"
+                                         "def load():\n    import_capi()\n    return True\n")
+    assert mod.load()  # the real table passes
+
+    class Head(ctypes.Structure):  # the first fields of pik_capi
+        _fields_ = [("abi_version", ctypes.c_int), ("struct_size", ctypes.c_size_t), ("real_size", ctypes.c_size_t)]
+
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype, new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    name = ctypes.c_char_p(b"piperik._core._C_API")
+    for fields, message in (((99, 4096, 8), "C API version 99"), ((1, 4096, 4), "4-byte reals")):
+        head = Head(*fields)
+        monkeypatch.setattr(piperik._core, "_C_API", new_capsule(ctypes.addressof(head), name, None))
+        with pytest.raises(ImportError, match=message):
+            mod.load()
