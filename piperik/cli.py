@@ -13,6 +13,7 @@
                                               output line: its device path)
     piperik stream --port PATH --robot piper --demo --rate 500 --seconds 2
                                               stream a demo motion to a device, print the counts
+                                              (added by firmware_bridge.cli: "piperik.commands")
     piperik drive --can can0 --line "X Y Z R P Y" "X Y Z R P Y" [--deg]
                                               drive a PiPER over CAN (piper_sdk): to the first pose,
                                               then straight lines through the others (--sim: the
@@ -32,7 +33,7 @@ import numpy as np
 
 from . import __version__
 from ._core import NoSolutionError
-from .poses import (MDEG_PER_RAD, pose_from_piper_units, pose_from_xyz_rpy, pose_to_piper_units, pose_to_xyz_rpy,
+from .poses import (pose_from_piper_units, pose_from_xyz_rpy, pose_to_piper_units, pose_to_xyz_rpy,
                     q_from_mdeg, _rotation_angle)
 from .robots import Iiwa14, Nero, Piper
 
@@ -379,41 +380,6 @@ def cmd_firmware_sim(args) -> int:
     return int(_core.fw_sim_run(args.robot))
 
 
-def cmd_stream(args) -> int:
-    from firmware_bridge.streamer import BridgeError, Streamer
-
-    arm = _make_arm(args)
-    if not args.demo:
-        print("piperik stream: only --demo is implemented on the command line; use "
-              "firmware_bridge.Streamer from Python for your own motions", file=sys.stderr)
-        return 2
-    # rounded inward, so the device never allows more than the model does
-    lim = np.stack([np.ceil(arm.lower * MDEG_PER_RAD), np.floor(arm.upper * MDEG_PER_RAD)], axis=1)
-    try:
-        with Streamer(args.port, baudrate=args.baud) as link:
-            link.configure(watchdog_ms=args.watchdog_ms, limits_mdeg=lim)
-            link.enable()
-            st = link.state()
-            q0 = q_from_mdeg(st.q_mdeg) if st else np.zeros(arm.dof)
-            if len(q0) != arm.dof:
-                print(f"piperik stream: the device has {len(q0)} joints, --robot {args.robot} {arm.dof}",
-                      file=sys.stderr)
-                return 2
-            n = int(round(args.seconds * args.rate))
-            t = np.arange(n) / args.rate
-            signs = np.where(np.arange(arm.dof) % 2 == 0, 1.0, -1.0)
-            # a gentle sway about the device's current position, starting with zero velocity offset
-            Q = q0[None] + 0.1 * np.sin(2 * np.pi * 0.5 * t)[:, None] * signs[None]
-            Q = np.clip(Q, arm.lower + 1e-3, arm.upper - 1e-3)
-            stats = link.stream(Q, args.rate)
-            link.enable(False)
-    except (BridgeError, OSError, ValueError) as exc:
-        print(f"piperik stream: {exc}", file=sys.stderr)
-        return 2
-    print(stats.summary())
-    return 0 if stats.drops == 0 and stats.resets == 0 else 1
-
-
 def _parse_pose6(text: str, deg: bool, what: str) -> np.ndarray:
     parts = text.replace(",", " ").split()
     try:
@@ -595,14 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"piperik {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
-    def common(p):
-        p.add_argument("--robot", choices=sorted(ROBOTS), default="piper", help="arm model (default: piper)")
-        p.add_argument("--legacy-zero", action="store_true",
-                       help="PiPER joint zeros of firmware before S-V1.6-3 (piper_sdk dh_is_offset=0)")
-        p.add_argument("--deg", action="store_true", help="angles in degrees instead of radians")
-        p.add_argument("--tool", nargs=6, type=float, metavar=("X", "Y", "Z", "R", "P", "Y"),
-                       help="tool centre point in the flange frame: xyz [m], rpy [rad, or deg with --deg]; "
-                            "poses are then the TCP's")
+    common = add_arm_arguments
 
     p = sub.add_parser("demo", help="solve a few poses and a short line, with timings and checks")
     common(p)
@@ -643,17 +602,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--link", help="also create this symlink to the pty (a stable path across restarts)")
     p.set_defaults(func=cmd_firmware_sim)
 
-    p = sub.add_parser("stream", help="stream a demo motion to a device over serial")
-    common(p)
-    p.add_argument("--port", required=True, help="device path, pyserial URL or USB VID:PID")
-    p.add_argument("--baud", type=int, default=921600)
-    p.add_argument("--demo", action="store_true", help="stream the demo motion")
-    p.add_argument("--rate", type=float, default=500.0, help="setpoints per second (default 500)")
-    p.add_argument("--seconds", type=float, default=2.0)
-    p.add_argument("--watchdog-ms", type=_int_in(0, 65535, "the watchdog period [ms]"), default=100,
-                   help="device watchdog period [ms], 0 .. 65535 (0 keeps the device's; default 100)")
-    p.set_defaults(func=cmd_stream)
-
     p = sub.add_parser("drive", help="drive a PiPER over CAN with piper_sdk (or the simulated arm: --sim)")
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--can", metavar="CHANNEL", help="CAN channel of the arm, e.g. can0")
@@ -687,7 +635,54 @@ def build_parser() -> argparse.ArgumentParser:
                    help="random configurations, >= 1 (default 1000)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_check)
+
+    for register in _command_plugins():
+        register(sub)
     return ap
+
+
+# ---- commands of other packages ------------------------------------------------------------------
+# A package adds commands through the entry point group "piperik.commands": each entry point names a
+# function register(subparsers) that adds its subparsers (firmware_bridge.cli adds `stream`). piperik
+# imports no such package itself, so none of them forms an import cycle with it. The helpers below are
+# the stable API such a command uses.
+
+
+def add_arm_arguments(p: argparse.ArgumentParser) -> None:
+    """--robot, --legacy-zero, --deg and --tool, as every arm command has them; see :func:`arm_from_args`."""
+    p.add_argument("--robot", choices=sorted(ROBOTS), default="piper", help="arm model (default: piper)")
+    p.add_argument("--legacy-zero", action="store_true",
+                   help="PiPER joint zeros of firmware before S-V1.6-3 (piper_sdk dh_is_offset=0)")
+    p.add_argument("--deg", action="store_true", help="angles in degrees instead of radians")
+    p.add_argument("--tool", nargs=6, type=float, metavar=("X", "Y", "Z", "R", "P", "Y"),
+                   help="tool centre point in the flange frame: xyz [m], rpy [rad, or deg with --deg]; "
+                        "poses are then the TCP's")
+
+
+def arm_from_args(args):
+    """The arm that :func:`add_arm_arguments`' options name (a usage error for a bad combination)."""
+    return _make_arm(args)
+
+
+def int_in(lo: int, hi: Optional[int], what: str):
+    """argparse type: an integer in [lo, hi] (hi None: no upper bound), else a usage error saying so."""
+    return _int_in(lo, hi, what)
+
+
+def _command_plugins():
+    """The register functions of the "piperik.commands" entry points, by name. One that fails to load
+    is reported on stderr and skipped: the built-in commands keep working."""
+    from importlib.metadata import entry_points
+
+    eps = entry_points()
+    group = eps.select(group="piperik.commands") if hasattr(eps, "select") else eps.get("piperik.commands", ())
+    out = []
+    for ep in sorted(group, key=lambda e: e.name):
+        try:
+            out.append(ep.load())
+        except Exception as exc:  # a broken plugin must not take the whole CLI down
+            print(f"piperik: commands of {ep.value} not loaded: {exc}", file=sys.stderr)
+    return out
 
 
 def main(argv: Optional[List[str]] = None) -> int:

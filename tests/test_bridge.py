@@ -149,20 +149,30 @@ def _cc():
 
 
 @pytest.mark.parametrize("variant", ["strict", "sanitizers"])
-def test_firmware_c_tests(tmp_path, variant):
+@pytest.mark.parametrize("program", ["codec", "firmware"])
+def test_c_tests(tmp_path, program, variant):
+    """The codec's C tests (csrc/tests/test_proto.c: only pik_proto.c and pik_status.c) and the
+    firmware's (firmware_bridge/firmware/test_fw.c with the whole core), both on the shared
+    harness csrc/tests/test_support.h."""
     cc = _cc()
     fw = ROOT / "firmware_bridge" / "firmware"
-    core = [str(p) for p in sorted((ROOT / "csrc" / "src").glob("*.c"))] + [str(ROOT / "tables" / "pik_trig_table.c")]
+    src = ROOT / "csrc" / "src"
+    if program == "codec":
+        sources = [src / "pik_proto.c", src / "pik_status.c", ROOT / "csrc" / "tests" / "test_proto.c"]
+    else:
+        sources = sorted(src.glob("*.c")) + [ROOT / "tables" / "pik_trig_table.c", fw / "fw_core.c", fw / "test_fw.c"]
     flags = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE", "-O2"]
     if variant == "sanitizers":
         flags = flags[:-1] + ["-O1", "-g", "-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-recover=all"]
-    exe = tmp_path / "test_fw"
-    r = subprocess.run([cc, *flags, f"-I{ROOT / 'csrc' / 'include'}", f"-I{fw}", *core, str(fw / "fw_core.c"),
-                        str(fw / "test_fw.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    exe = tmp_path / f"test_{program}"
+    r = subprocess.run([cc, *flags, f"-I{ROOT / 'csrc' / 'include'}", f"-I{fw}", *map(str, sources), "-lm",
+                        "-o", str(exe)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
-    last = run.stdout.strip().splitlines()[-1]
-    assert run.returncode == 0 and last.endswith(" 0 failed"), run.stdout[-3000:] + run.stderr[-2000:]
+    lines = run.stdout.strip().splitlines()
+    assert run.returncode == 0 and re.fullmatch(r"[1-9]\d* passed, 0 failed", lines[-1]), \
+        run.stdout[-3000:] + run.stderr[-2000:]
+    assert not [line for line in lines if line.startswith("FAIL")], run.stdout[-3000:]
 
 
 # ---------------------------------------------------------------------------------------------- end to end

@@ -17,6 +17,7 @@
 
 extern "C" {
 #include "piperik/piperik.h"
+#include "piperik/pik_capi.h"
 }
 
 #include <algorithm>
@@ -1188,6 +1189,16 @@ int fw_sim_run(const std::string &robot)
 }
 #endif
 
+// The core's functions for other compiled extensions (pik_capi.h, piperik/ccore.pxd): constant,
+// so exporting it adds no mutable state; the capsule points at it for the module's lifetime.
+const pik_capi k_capi = {
+    PIK_CAPI_ABI_VERSION, sizeof(pik_capi), sizeof(pik_real),
+    pik_piper_model, pik_nero_model, pik_iiwa14_model,
+    pik_arm6_fk, pik_arm6_ik, pik_arm6_ik_ex, pik_arm6_select,
+    pik_srs_fk, pik_srs_ik, pik_srs_arm_angle, pik_srs_feasible_arm_angles, pik_srs_select,
+    pik_select, pik_select_options_default, pik_status_str,
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m)
@@ -1462,4 +1473,5 @@ PYBIND11_MODULE(_core, m)
 #else
     m.attr("HAVE_FW_SIM") = false;
 #endif
+    m.attr("_C_API") = py::capsule(static_cast<const void *>(&k_capi), PIK_CAPI_CAPSULE_NAME);
 }
