@@ -101,6 +101,7 @@ cdef extern from "piperik/piperik.h" nogil:
         pik_real theta_offset_rad[6]
         pik_real lower_rad[6]
         pik_real upper_rad[6]
+        pik_real T_tool[16]
 
     ctypedef struct pik_srs_model:
         const char *name
@@ -114,6 +115,7 @@ cdef extern from "piperik/piperik.h" nogil:
         pik_real T_flange[16]
         pik_real lower_rad[7]
         pik_real upper_rad[7]
+        pik_real T_tool[16]
 
     ctypedef struct pik_psi_set:
         int count
