@@ -37,7 +37,7 @@ from .poses import (pose_from_piper_units, pose_from_xyz_rpy, pose_to_piper_unit
                     q_from_mdeg, _rotation_angle)
 from .robots import Iiwa14, Nero, Piper
 
-ROBOTS = {"piper": Piper, "nero": Nero, "iiwa14": Iiwa14}
+ROBOTS = {"piper": Piper, "piper_h": Piper, "piper_l": Piper, "nero": Nero, "iiwa14": Iiwa14}
 
 
 def _tool_arg(args):
@@ -53,6 +53,10 @@ def _make_arm(args):
     tool = _tool_arg(args)
     if args.robot == "piper":
         return Piper(legacy_zero=args.legacy_zero, tool=tool)
+    if args.legacy_zero:
+        raise SystemExit("piperik: --legacy-zero applies to --robot piper only")
+    if args.robot in ("piper_h", "piper_l"):
+        return Piper(variant=args.robot[-1], tool=tool)
     if args.legacy_zero:
         raise SystemExit("piperik: --legacy-zero applies to --robot piper only")
     return ROBOTS[args.robot](tool=tool)
@@ -130,7 +134,7 @@ DEMO_Q = {
 def cmd_demo(args) -> int:
     arm = _make_arm(args)
     print(f"piperik {__version__} demo on {arm!r}: every closed-form IK solution, the selected one, FK checks")
-    q_demo = [np.array(q) for q in DEMO_Q[args.robot]]
+    q_demo = [np.array(q) for q in DEMO_Q["piper" if args.robot.startswith("piper") else args.robot]]
     q_current = q_demo[0] + 0.05
     for k, q in enumerate(q_demo):
         T = arm.fk(q)

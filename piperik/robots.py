@@ -156,6 +156,9 @@ class Piper:
     S-V1.6-3 and later (piper_sdk ``dh_is_offset=1``); ``legacy_zero=True`` selects the zeros of
     older firmware (``dh_is_offset=0``: joint 2 and 3 offsets -174.22 and -100.78 deg). A wrong
     choice costs about 10 mm at the flange. Joint limits are piper_sdk's soft limits.
+    ``variant="h"`` / ``"l"``: the PiPER H / PiPER L (AgileX's firmware tables: the same layout with
+    a longer forearm and flange (H) or upper arm and forearm (L)); the PiPER X has an offset wrist and
+    is refused. :meth:`from_dh` builds one from a modified-DH table (calibrated lengths).
 
     Poses are the flange (DH frame 6, URDF ``link6``, the firmware's "end pose") in the base frame,
     or, with ``tool`` (a 4x4 flange -> TCP transform or ``(x, y, z, roll, pitch, yaw)`` [m, rad]),
@@ -171,29 +174,104 @@ class Piper:
     DEFAULT_MAX_VELOCITY: Tuple[float, ...] = (3.0,) * 6
     DEFAULT_MAX_ACCELERATION: Tuple[float, ...] = (5.0,) * 6
 
-    def __init__(self, legacy_zero: bool = False, *, tool=None) -> None:
+    #: the AgileX arms of the PiPER's layout (spherical wrist): variant -> (core factory, URDF)
+    _VARIANTS = {"h": ("piper_h", "piper_h.urdf"), "l": ("piper_l", "piper_l.urdf")}
+    #: Craig modified-DH twists of the PiPER layout (row i: Rx(alpha) Tx(a) Rz(q + offset) Tz(d))
+    DH_ALPHA_RAD: Tuple[float, ...] = (0.0, -np.pi / 2, 0.0, np.pi / 2, -np.pi / 2, np.pi / 2)
+
+    def __init__(self, legacy_zero: bool = False, *, variant: Optional[str] = None, tool=None) -> None:
         if not isinstance(legacy_zero, (bool, np.bool_)):
             raise ValueError(f"legacy_zero: expected True or False, got {legacy_zero!r}")
-        self._arm = _core.Arm6.piper(bool(legacy_zero))
+        if variant is None:
+            arm = _core.Arm6.piper(bool(legacy_zero))
+            urdf = "piper_legacy_zero.urdf" if legacy_zero else "piper.urdf"
+        elif isinstance(variant, str) and variant.lower() in self._VARIANTS:
+            if legacy_zero:
+                raise ValueError("legacy_zero: the old joint zeros exist for the original PiPER only, not variant "
+                                 f"{variant!r}")
+            factory, urdf = self._VARIANTS[variant.lower()]
+            arm = getattr(_core.Arm6, factory)()
+        elif isinstance(variant, str) and variant.lower() == "x":
+            raise ValueError("variant: the PiPER X has an offset wrist (its last three axes do not meet: a4 = "
+                             "0.27364 m, a5 = 0.07466 m, d6 = 0.03526 m in AgileX's table), outside the "
+                             "spherical-wrist class piperik solves in closed form")
+        else:
+            raise ValueError(f"variant: expected None (the PiPER), 'h' (PiPER H) or 'l' (PiPER L), got {variant!r}")
+        self._setup(arm, bool(legacy_zero), None if variant is None else variant.lower(), tool,
+                    MODELS_DIR / urdf)
+
+    def _setup(self, arm, legacy_zero: bool, variant: Optional[str], tool, urdf_path: Optional[Path]) -> None:
         tool_T = _tool_matrix(tool)
         if tool_T is not None:
-            self._arm = self._arm.with_tool(tool_T)
-        self.legacy_zero = bool(legacy_zero)
-        self.name = self._arm.name
+            arm = arm.with_tool(tool_T)
+        self._arm = arm
+        self.legacy_zero = legacy_zero
+        #: None (the PiPER), "h" or "l", or "custom" for :meth:`from_dh`
+        self.variant = variant
+        self.name = arm.name
         #: joint limits [rad], shape (6,); per instance and read-only (the solver uses its own copy)
-        self.lower: np.ndarray = _readonly(self._arm.lower)
-        self.upper: np.ndarray = _readonly(self._arm.upper)
+        self.lower: np.ndarray = _readonly(arm.lower)
+        self.upper: np.ndarray = _readonly(arm.upper)
         #: timing limits [rad/s], [rad/s^2], shape (6,), per instance and read-only
         #: (for other limits pass your own arrays to ``time_parameterize``)
         self.max_velocity: np.ndarray = _readonly(self.DEFAULT_MAX_VELOCITY)
         self.max_acceleration: np.ndarray = _readonly(self.DEFAULT_MAX_ACCELERATION)
         #: a URDF shipped in the package whose chain equals this model (Pinocchio FK of
-        #: ``ee_frame`` equals :meth:`fk` to 1e-12)
-        self.urdf_path: Path = MODELS_DIR / ("piper_legacy_zero.urdf" if legacy_zero else "piper.urdf")
+        #: ``ee_frame`` equals :meth:`fk` to 1e-12); None for a model from :meth:`from_dh`
+        self.urdf_path: Optional[Path] = urdf_path
+
+    @classmethod
+    def from_dh(cls, dh, *, lower=None, upper=None, tool=None) -> "Piper":
+        """An arm of the PiPER's layout from its modified-DH table: calibrated lengths or joint zeros
+        of your unit, or another arm of the same shape.
+
+        ``dh``: 6 rows ``(d, a, alpha, theta_offset)`` [m, rad], link transform ``Rx(alpha) Tx(a)
+        Rz(q + theta_offset) Tz(d)`` (the layout of AgileX's ``ROBOT_MDH_PRESET`` and of piper_sdk):
+        alphas (0, -pi/2, 0, pi/2, -pi/2, pi/2); ``a`` zero but in rows 3 (upper arm) and 4 (elbow
+        offset); ``d`` zero but in rows 1 (base height), 4 (forearm) and 6 (flange). A table of
+        another shape is refused with a ``ValueError`` naming the entry and the rule (a shoulder
+        offset, a lateral offset or an offset wrist is outside this solver). ``lower`` / ``upper``:
+        joint limits [rad] (default the PiPER's). ``tool``: as in the constructor.
+        """
+        try:
+            D = np.asarray(dh, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"dh: expected 6 rows (d, a, alpha, theta_offset) of numbers, got {dh!r}") from None
+        if D.shape != (6, 4):
+            raise ValueError(f"dh: expected 6 rows (d, a, alpha, theta_offset), got shape {D.shape}")
+        if not np.all(np.isfinite(D)):
+            raise ValueError("dh: every entry must be finite")
+        tol = 1e-9
+        for i in range(6):
+            d, a, alpha = (float(v) for v in D[i, :3])
+            if abs(alpha - cls.DH_ALPHA_RAD[i]) > tol:
+                raise ValueError(f"dh[{i}].alpha = {alpha!r}: the PiPER layout needs {cls.DH_ALPHA_RAD[i]!r} "
+                                 "(alphas 0, -pi/2, 0, pi/2, -pi/2, pi/2)")
+            if i in (0, 1) and abs(a) > tol:
+                raise ValueError(f"dh[{i}].a = {a!r}: a shoulder offset (OPW a1) is outside this solver; "
+                                 "rows 1 and 2 need a = 0")
+            if i in (4, 5) and abs(a) > tol:
+                raise ValueError(f"dh[{i}].a = {a!r}: an offset wrist is outside the spherical-wrist class; "
+                                 "rows 5 and 6 need a = 0")
+            if i in (1, 2) and abs(d) > tol:
+                raise ValueError(f"dh[{i}].d = {d!r}: a lateral offset (OPW b) is outside this solver; "
+                                 "rows 2 and 3 need d = 0")
+            if i == 4 and abs(d) > tol:
+                raise ValueError(f"dh[{i}].d = {d!r}: the wrist axes must meet (row 5 needs d = 0)")
+        base = _core.Arm6.piper(False)
+        arm = _core.Arm6.from_params(D[0, 0], D[2, 1], D[3, 1], D[3, 0], D[5, 0], D[:, 3],
+                                     base.lower if lower is None else lower, base.upper if upper is None else upper)
+        out = cls.__new__(cls)
+        out._setup(arm, False, "custom", tool, None)
+        out._dh = D.copy()
+        return out
 
     def __repr__(self) -> str:
         tool = f", tool={self.tool.tolist()}" if self._arm.has_tool else ""
-        return f"Piper(legacy_zero={self.legacy_zero}{tool})"
+        if self.variant == "custom":
+            return f"Piper.from_dh({self._dh.tolist()}{tool})"
+        variant = f", variant={self.variant!r}" if self.variant else ""
+        return f"Piper(legacy_zero={self.legacy_zero}{variant}{tool})"
 
     @property
     def tool(self) -> np.ndarray:
@@ -201,9 +279,13 @@ class Piper:
         return self._arm.tool
 
     def with_tool(self, tool) -> "Piper":
-        """A new arm like this one whose poses are those of ``tool`` (4x4 or x, y, z, r, p, y;
-        None: the flange)."""
-        return Piper(self.legacy_zero, tool=tool)
+        """A new arm like this one (same model and limits) whose poses are those of ``tool`` (4x4 or
+        x, y, z, r, p, y; None: the flange)."""
+        out = type(self).__new__(type(self))
+        out._setup(self._arm.with_tool(None), self.legacy_zero, self.variant, tool, self.urdf_path)
+        if self.variant == "custom":
+            out._dh = self._dh.copy()
+        return out
 
     @property
     def geometry(self) -> dict:

@@ -158,6 +158,10 @@ def shipped_urdfs() -> Dict[Path, str]:
         desc = ("AgileX PiPER, piper_sdk modified DH, firmware before S-V1.6-3 (dh_is_offset=0)" if legacy
                 else "AgileX PiPER, piper_sdk modified DH, firmware >= S-V1.6-3 (dh_is_offset=1)")
         out[arm.urdf_path] = arm6_urdf("piper", arm.geometry, arm.lower, arm.upper, desc)
+    for variant, desc in (("h", "AgileX PiPER H, AgileX's firmware table (pyAgxArm ROBOT_MDH_PRESET piper_h)"),
+                          ("l", "AgileX PiPER L, AgileX's firmware table (pyAgxArm ROBOT_MDH_PRESET piper_l)")):
+        arm = Piper(variant=variant)
+        out[arm.urdf_path] = arm6_urdf(f"piper_{variant}", arm.geometry, arm.lower, arm.upper, desc)
     nero = Nero()
     out[nero.urdf_path] = srs_urdf(
         "agilex_nero_arm", nero.geometry, nero.lower, nero.upper, velocity=[5.0] * 7, effort=[100.0] * 7,

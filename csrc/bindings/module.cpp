@@ -369,6 +369,39 @@ class Arm6 {
     }
 
     static Arm6 piper(bool legacy_zero) { return Arm6(pik_piper_model(legacy_zero ? 1 : 0)); }
+    static Arm6 piper_h() { return Arm6(pik_piper_h_model()); }
+    static Arm6 piper_l() { return Arm6(pik_piper_l_model()); }
+
+    // An arm of the PiPER's layout from its modified-DH constants (the Python layer validates the
+    // table's shape and names the violated condition; the model check guards the rest).
+    static Arm6 from_params(double d1_m, double a2_m, double a3_m, double d4_m, double d6_m, py::handle offsets_obj,
+                            py::handle lo_obj, py::handle hi_obj)
+    {
+        pik_arm6_model m = *pik_piper_model(0);
+        JointArg off = joint_arg(offsets_obj, 6, "theta_offset_rad");
+        JointArg lo = joint_arg(lo_obj, 6, "lower");
+        JointArg hi = joint_arg(hi_obj, 6, "upper");
+        if (!off.data || !lo.data || !hi.data) {
+            throw py::value_error("theta_offset_rad, lower, upper: expected 6 values each [rad]");
+        }
+        m.name = "custom";
+        m.d1_m = d1_m;
+        m.a2_m = a2_m;
+        m.a3_m = a3_m;
+        m.d4_m = d4_m;
+        m.d6_m = d6_m;
+        for (int j = 0; j < 6; ++j) {
+            m.theta_offset_rad[j] = off.data[j];
+            m.lower_rad[j] = lo.data[j];
+            m.upper_rad[j] = hi.data[j];
+        }
+        if (pik_arm6_model_check(&m) != PIK_OK) {
+            throw py::value_error("model: lengths must be finite and at most 1e6 m, a2_m > 0 and not equal to "
+                                  "sqrt(a3_m^2 + d4_m^2) (the wrist centre would fold onto the shoulder), offsets "
+                                  "and limits finite (|.| <= 1000 rad) with lower <= upper");
+        }
+        return Arm6(&m);
+    }
 
     // A copy whose poses are those of the tool centre point (None: the flange again).
     Arm6 with_tool(py::handle T_obj) const
@@ -1357,6 +1390,10 @@ PYBIND11_MODULE(_core, m)
 
     py::class_<Arm6>(m, "Arm6")
         .def_static("piper", &Arm6::piper, py::arg("legacy_zero") = false)
+        .def_static("piper_h", &Arm6::piper_h)
+        .def_static("piper_l", &Arm6::piper_l)
+        .def_static("from_params", &Arm6::from_params, py::arg("d1_m"), py::arg("a2_m"), py::arg("a3_m"),
+                    py::arg("d4_m"), py::arg("d6_m"), py::arg("theta_offset_rad"), py::arg("lower"), py::arg("upper"))
         .def("with_tool", &Arm6::with_tool, py::arg("tool"))
         .def_property_readonly("tool", &Arm6::tool)
         .def_property_readonly("has_tool", &Arm6::has_tool)

@@ -27,10 +27,33 @@ static const pik_arm6_model piper_legacy_model = {
     .upper_rad = PIPER_UPPER,
 };
 
+/* PiPER H and PiPER L: AgileX's firmware tables (pyAgxArm ROBOT_MDH_PRESET, ../shared/models/agilex),
+ * the PiPER's layout with other lengths and the same joint zeros; limits: AgileX's current URDFs
+ * (agx_arm_urdf), which equal the PiPER's. */
+static const pik_arm6_model piper_h_model = {
+    .name = "piper_h",
+    .d1_m = 0.123, .a2_m = 0.28503, .a3_m = -0.02198, .d4_m = 0.25575, .d6_m = 0.0963,
+    .theta_offset_rad = {0.0, -172.22 * PIK_DEG, -102.78 * PIK_DEG, 0.0, 0.0, 0.0},
+    .lower_rad = PIPER_LOWER,
+    .upper_rad = PIPER_UPPER,
+};
+
+static const pik_arm6_model piper_l_model = {
+    .name = "piper_l",
+    .d1_m = 0.123, .a2_m = 0.33823, .a3_m = -0.02301, .d4_m = 0.32075, .d6_m = 0.091,
+    .theta_offset_rad = {0.0, -172.22 * PIK_DEG, -102.78 * PIK_DEG, 0.0, 0.0, 0.0},
+    .lower_rad = PIPER_LOWER,
+    .upper_rad = PIPER_UPPER,
+};
+
 const pik_arm6_model *pik_piper_model(int legacy_zero)
 {
     return legacy_zero ? &piper_legacy_model : &piper_model;
 }
+
+const pik_arm6_model *pik_piper_h_model(void) { return &piper_h_model; }
+
+const pik_arm6_model *pik_piper_l_model(void) { return &piper_l_model; }
 
 #define PIK_PI_2 1.57079632679489661923
 #define PIK_IDENTITY44 {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
