@@ -152,6 +152,8 @@ cdef extern from "piperik/piperik.h" nogil:
                    const pik_real *q_current_rad, const pik_select_options *opts, pik_selection *sel)
     pik_select_options pik_select_options_default()
     const char *pik_status_str(int status)
+    const pik_arm6_model *pik_piper_h_model()
+    const pik_arm6_model *pik_piper_l_model()
 
 
 cdef extern from "piperik/pik_capi.h" nogil:
@@ -188,6 +190,8 @@ cdef extern from "piperik/pik_capi.h" nogil:
                       pik_selection *sel) noexcept nogil
         pik_select_options (*select_options_default)() noexcept nogil
         const char *(*status_str)(int status) noexcept nogil
+        const pik_arm6_model *(*piper_h_model)() noexcept nogil
+        const pik_arm6_model *(*piper_l_model)() noexcept nogil
 
 
 cdef inline const pik_capi *import_capi() except NULL:

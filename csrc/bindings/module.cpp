@@ -1230,6 +1230,7 @@ const pik_capi k_capi = {
     pik_arm6_fk, pik_arm6_ik, pik_arm6_ik_ex, pik_arm6_select,
     pik_srs_fk, pik_srs_ik, pik_srs_arm_angle, pik_srs_feasible_arm_angles, pik_srs_select,
     pik_select, pik_select_options_default, pik_status_str,
+    pik_piper_h_model, pik_piper_l_model,
 };
 
 }  // namespace

@@ -71,6 +71,10 @@ typedef struct pik_capi {
                   const pik_real *q_current_rad, const pik_select_options *opts, pik_selection *sel);
     pik_select_options (*select_options_default)(void);
     const char *(*status_str)(int status);
+
+    /* appended after the first release of the table (entries are only ever appended) */
+    const pik_arm6_model *(*piper_h_model)(void);
+    const pik_arm6_model *(*piper_l_model)(void);
 } pik_capi;
 
 #ifdef __cplusplus
