@@ -417,6 +417,12 @@ class _SrsArm:
         arm = type(self)._factory()
         if lower is not None or upper is not None:
             arm = arm.with_limits(arm.lower if lower is None else lower, arm.upper if upper is None else upper)
+        if isinstance(tool, str):
+            named = getattr(type(self), "NAMED_TOOLS", {})
+            if tool not in named:
+                raise ValueError(f"tool: {tool!r} is not a named tool of {type(self).__name__} "
+                                 f"(named: {sorted(named) or 'none'}); give a 4x4 or (x, y, z, roll, pitch, yaw)")
+            tool = named[tool]
         tool_T = _tool_matrix(tool)
         if tool_T is not None:
             arm = arm.with_tool(tool_T)
@@ -557,16 +563,21 @@ class _SrsArm:
 
 
 class Nero(_SrsArm):
-    """The AgileX NERO (7-DOF S-R-S): AgileX's open_nero URDF with pi/2 and pi exact.
+    """The AgileX NERO (7-DOF S-R-S): AgileX's open_nero URDF joints with pi/2 and pi exact.
 
-    Flange ``gripper_flange``, 0.032 m from the wrist centre along the tool z axis (perpendicular to
-    joint 7). Joint limits: the URDF's (= pyAgxArm configs/nero.json); pass ``lower=``/``upper=``
+    Flange: the one the NERO firmware and SDK report (``link7`` of AgileX's current description and
+    its firmware table), 0.0235 m past the wrist centre along joint 7's axis, with the last joint
+    frame's axes. open_nero's older ``gripper_flange`` (0.032 m from the wrist centre, permuted axes)
+    is the named tool ``Nero(tool="gripper_flange")``. Joint limits: the URDF's (= pyAgxArm configs/nero.json); pass ``lower=``/``upper=``
     for others, e.g. ``Nero(*Nero.PYAGXARM_DOC_LIMITS)``. The wrist is singular at q6 = +-pi/2,
     outside its limits.
     """
 
-    ee_frame = "gripper_flange"
+    ee_frame = "flange"
     _urdf_name = "nero.urdf"
+    #: tools by name (flange -> frame): open_nero's gripper_flange, piperik's NERO flange before 0.2
+    NAMED_TOOLS = {"gripper_flange": np.array([[0.0, 0.0, 1.0, 0.032], [-1.0, 0.0, 0.0, 0.0],
+                                               [0.0, -1.0, 0.0, -0.0235], [0.0, 0.0, 0.0, 1.0]])}
     #: default timing limits: AgileX publishes none for the NERO (its URDF's 5 rad/s is a
     #: placeholder); the PiPER firmware's 3 rad/s and 5 rad/s^2 are used
     DEFAULT_MAX_VELOCITY: Tuple[float, ...] = (3.0,) * 7

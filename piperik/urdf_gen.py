@@ -165,9 +165,10 @@ def shipped_urdfs() -> Dict[Path, str]:
     nero = Nero()
     out[nero.urdf_path] = srs_urdf(
         "agilex_nero_arm", nero.geometry, nero.lower, nero.upper, velocity=[5.0] * 7, effort=[100.0] * 7,
-        base_link="arm_base", link_fmt="link{}", joint_fmt="joint{}", flange="gripper_flange",
-        description="AgileX NERO, joint values of AgileX open_nero (macro agx_arm) with pi/2 and pi exact. "
-                    "Limits: the URDF's; velocity/effort: its placeholders.")
+        base_link="arm_base", link_fmt="link{}", joint_fmt="joint{}", flange="flange",
+        description="AgileX NERO, joint values of AgileX open_nero (macro agx_arm) with pi/2 and pi exact; "
+                    "flange = the firmware's (link7 of agx_arm_urdf). Limits: the URDF's; velocity/effort: "
+                    "its placeholders.")
     for path, text in out.items():
         _check_well_formed(text, path.name)
     return out

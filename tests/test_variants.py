@@ -146,3 +146,33 @@ def test_from_dh_refuses_the_piper_x_and_bad_shapes():
         piperik.Piper.from_dh("links")
     with pytest.raises(ValueError, match=r"lower, upper: joint|lower"):
         piperik.Piper.from_dh(PRESETS["piper"], lower=np.zeros(6), upper=-np.ones(6))
+
+
+def test_nero_flange_is_the_firmwares():
+    """Nero().fk is the end pose the NERO firmware reports: its table (pyAgxArm ROBOT_MDH_PRESET,
+    evaluated in numpy) to 1e-12, and link7 of AgileX's current URDF through Pinocchio to the
+    rounding of that URDF's angles (1.5708 for pi/2, 3.1415 for pi: ~1e-4)."""
+    arm = piperik.Nero()
+    rng = np.random.default_rng(26)
+    Q = rng.uniform(arm.lower, arm.upper, size=(300, 7))
+    assert max(np.abs(arm.fk(q) - mdh_fk(PRESETS["nero"], q)).max() for q in Q) <= 1e-12
+    pin = pytest.importorskip("pinocchio")
+    model = pin.buildModelFromUrdf(str(DATA / "nero_agx.urdf"))
+    data = model.createData()
+    fid = model.getFrameId("link7")
+    worst_p = worst_r = 0.0
+    for q in Q:
+        pin.framesForwardKinematics(model, data, q)
+        D = data.oMf[fid].homogeneous - arm.fk(q)
+        worst_p, worst_r = max(worst_p, np.abs(D[:3, 3]).max()), max(worst_r, np.abs(D[:3, :3]).max())
+    # the URDF's 3.1415 for pi alone turns frames by 9e-5 rad
+    assert 1e-7 < worst_p <= 1e-4 and worst_r <= 3e-4, (worst_p, worst_r)
+
+
+def test_nero_named_gripper_flange_tool():
+    old = piperik.Nero(tool="gripper_flange")
+    assert np.allclose(old.tool[:3, 3], [0.032, 0.0, -0.0235])
+    with pytest.raises(ValueError, match="tool: 'tcp' is not a named tool of Nero"):
+        piperik.Nero(tool="tcp")
+    with pytest.raises(ValueError, match="tool: 'gripper_flange' is not a named tool of Iiwa14"):
+        piperik.Iiwa14(tool="gripper_flange")

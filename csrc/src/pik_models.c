@@ -71,8 +71,11 @@ static const pik_srs_model iiwa14_model = {
     .upper_rad = {2.96705972839, 2.09439510239, 2.96705972839, 2.09439510239, 2.96705972839, 2.09439510239, 3.05432619099},
 };
 
-/* AgileX NERO: AgileX open_nero URDF (macro agx_arm) with pi/2 and pi exact; flange gripper_flange,
- * 0.032 m from the wrist centre along the tool z, which is perpendicular to axis 7. Joint 2 turns
+/* AgileX NERO: joint zeros and signs of AgileX open_nero URDF (macro agx_arm) with pi/2 and pi exact,
+ * which equal AgileX's firmware table (pyAgxArm ROBOT_MDH_PRESET["nero"]); flange: the firmware's
+ * (link7 of AgileX's current description), 0.0235 m past the wrist centre along axis 7 with the last
+ * joint frame's axes, the pose the arm and its SDK report. (open_nero's older gripper_flange is the
+ * named tool "gripper_flange" of piperik.Nero.) Joint 2 turns
  * against the canonical axis; joints 5 and 6 are offset by a quarter turn (wrist singular at
  * q6 = +-pi/2, outside its limits). Limits: the URDF's (= pyAgxArm configs/nero.json). */
 static const pik_srs_model nero_model = {
@@ -81,7 +84,7 @@ static const pik_srs_model nero_model = {
     .sign = {1, -1, 1, 1, 1, 1, 1},
     .offset_rad = {0, 0, 0, 0, PIK_PI_2, -PIK_PI_2, 0},
     .T_base = PIK_IDENTITY44,
-    .T_flange = {0, 0, 1, 0.032, -1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 1},
+    .T_flange = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0.0235, 0, 0, 0, 1},
     .lower_rad = {-2.70526, -1.74, -2.75, -1.01, -2.75, -0.73, -1.5707963},
     .upper_rad = {2.70526, 1.74, 2.75, 2.14, 2.75, 0.95, 1.5707963},
 };
