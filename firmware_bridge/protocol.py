@@ -19,9 +19,9 @@ from piperik.proto import CONSTANTS as C  # noqa: N812 - the header's constants,
 from piperik.proto import MAX_FRAME, VERSION, Parser, crc16, encode  # re-exported: the codec
 
 # message types
-SETPOINT, TRAJ_SEGMENT, HEARTBEAT, ENABLE, CONFIG, ESTOP, POSE_SETPOINT, GET_STATE, LIMITS, GET_BOOT = (
+SETPOINT, TRAJ_SEGMENT, HEARTBEAT, ENABLE, CONFIG, ESTOP, POSE_SETPOINT, GET_STATE, LIMITS, GET_BOOT, TOOL = (
     C["SETPOINT"], C["TRAJ_SEGMENT"], C["HEARTBEAT"], C["ENABLE"], C["CONFIG"], C["ESTOP"],
-    C["POSE_SETPOINT"], C["GET_STATE"], C["LIMITS"], C["GET_BOOT"])
+    C["POSE_SETPOINT"], C["GET_STATE"], C["LIMITS"], C["GET_BOOT"], C["TOOL"])
 ACK, NACK, STATE, BOOT = C["ACK"], C["NACK"], C["STATE"], C["BOOT"]
 
 STATES = {C["STATE_DISABLED"]: "DISABLED", C["STATE_ENABLED"]: "ENABLED", C["STATE_HOLD"]: "HOLD",
@@ -29,6 +29,10 @@ STATES = {C["STATE_DISABLED"]: "DISABLED", C["STATE_ENABLED"]: "ENABLED", C["STA
 NACK_REASONS = {C["NACK_CRC"]: "CRC", C["NACK_LEN"]: "LEN", C["NACK_VER"]: "VER", C["NACK_STALE"]: "STALE",
                 C["NACK_TYPE"]: "TYPE", C["NACK_QUEUE_FULL"]: "QUEUE_FULL", C["NACK_LIMIT"]: "LIMIT",
                 C["NACK_DISABLED"]: "DISABLED", C["NACK_NO_IK"]: "NO_IK"}
+#: BOOT.caps bits: what the device implements beyond the base message set
+CAPS = {C["CAP_TRAJ"]: "TRAJ_SEGMENT", C["CAP_POSE"]: "POSE_SETPOINT", C["CAP_GET_STATE"]: "GET_STATE",
+        C["CAP_THIN_ACK"]: "THIN_ACK", C["CAP_LIMITS"]: "LIMITS", C["CAP_GET_BOOT"]: "GET_BOOT",
+        C["CAP_TOOL"]: "TOOL"}
 FAULT_BITS = {C["FAULT_WATCHDOG"]: "WATCHDOG", C["FAULT_LIMIT"]: "LIMIT", C["FAULT_ESTOP"]: "ESTOP",
               C["FAULT_RX_OVERFLOW"]: "RX_OVERFLOW"}
 
@@ -43,6 +47,7 @@ LAYOUTS = {
     "CONFIG": ("<HBB", "ii"),         # watchdog_ms, n, flags | (min_mdeg, max_mdeg)[n]
     "POSE_SETPOINT": ("<I3i3i", ""),  # t_mcu_us, xyz_um[3], rpy_mdeg[3] (optional psi_mdeg i32: unused)
     "LIMITS": ("<BB", "ii"),          # first, n | (min_mdeg, max_mdeg)[n]
+    "TOOL": ("<3i3i", ""),            # xyz_um[3], rpy_mdeg[3]: flange -> TCP (all 0: the flange)
     "ACK": ("<HBBIIB", ""),           # acked_seq, state, faults, mcu_us, echo_host_us, queue_free
     "NACK": ("<HB", ""),              # seq, reason
     "STATE": ("<BBIB", "i"),          # state, faults, mcu_us, n | q_mdeg[n]
@@ -149,6 +154,16 @@ def pose_setpoint(xyz_um: Sequence[int], rpy_mdeg: Sequence[int], t_mcu_us: int 
     if len(xyz) != 3 or len(rpy) != 3:
         raise ValueError(f"xyz_um, rpy_mdeg: expected 3 values each, got {len(xyz)} and {len(rpy)}")
     return _pack("POSE_SETPOINT", (int(t_mcu_us) & 0xFFFFFFFF, *xyz, *rpy))
+
+
+def tool(xyz_um: Sequence[int], rpy_mdeg: Sequence[int]) -> bytes:
+    """TOOL: the flange -> TCP transform later POSE_SETPOINTs refer to, position in 0.001 mm and roll,
+    pitch, yaw in mdeg (R = Rz(yaw) Ry(pitch) Rx(roll), as POSE_SETPOINT); all zeros: the flange."""
+    xyz = _int32s(xyz_um, "xyz_um", "0.001 mm (about +-2147 m)")
+    rpy = _int32s(rpy_mdeg, "rpy_mdeg", "mdeg")
+    if len(xyz) != 3 or len(rpy) != 3:
+        raise ValueError(f"xyz_um, rpy_mdeg: expected 3 values each, got {len(xyz)} and {len(rpy)}")
+    return _pack("TOOL", (*xyz, *rpy))
 
 
 @dataclass

@@ -6,8 +6,8 @@
         stats = link.stream(q_samples_rad, rate_hz=500)   # fixed rate, never blocks on replies
         print(stats.summary())
 
-Delivery: setpoints are latest-value (never resent; a stale one is refused by the device), CONFIG
-and ENABLE are acknowledged and resent on timeout. Replies are read without blocking between
+Delivery: setpoints are latest-value (never resent; a stale one is refused by the device), CONFIG,
+ENABLE and TOOL are acknowledged and resent on timeout. Replies are read without blocking between
 setpoints. A device reset (a BOOT frame, or its boot count changing) or a lost link (a serial error,
 no reply for ``link_timeout_s``) stops the stream: the streamer reconnects with back-off, repeats the
 handshake and requires an explicit :meth:`enable` again, so motion never resumes by itself.
@@ -24,7 +24,12 @@ from typing import Callable, Dict, Iterable, List, Optional, Union
 
 import numpy as np
 
-from piperik.poses import UM_PER_M, q_to_mdeg  # the package's units (public)
+from piperik.poses import UM_PER_M, pose_from_xyz_rpy, pose_to_xyz_rpy, q_from_mdeg, q_to_mdeg  # public
+
+#: what :meth:`Streamer.set_tool` accepts, as piperik's arms do: a tool rotation orthonormal to this,
+#: and an offset of at most this many metres (the device's model check refuses more: NACK LIMIT)
+TOOL_ORTHO_TOL = 1e-12
+TOOL_MAX_OFFSET_M = 100.0
 
 from . import protocol as P
 
@@ -60,6 +65,36 @@ def _finite_vector(value, n: int, name: str) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name}: contains NaN or infinity")
     return arr
+
+
+def _tool_wire(tool):
+    """tool (None, a 4x4 or (x, y, z, roll, pitch, yaw) in m / rad) as the wire's (xyz_um, rpy_mdeg)
+    integers, rounded to nearest; ValueError naming ``tool`` unless it is a rigid transform."""
+    if tool is None:
+        return [0, 0, 0], [0, 0, 0]
+    try:
+        arr = np.asarray(tool, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"tool: expected a 4x4 transform or (x, y, z, roll, pitch, yaw), got {tool!r}") from None
+    if arr.shape == (6,):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("tool: (x, y, z, roll, pitch, yaw) must be finite")
+        arr = pose_from_xyz_rpy(arr[:3], arr[3:])
+    elif arr.shape != (4, 4):
+        raise ValueError(f"tool: expected a 4x4 transform or (x, y, z, roll, pitch, yaw), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("tool: contains NaN or infinity")
+    R = arr[:3, :3]
+    ortho = float(np.max(np.abs(R.T @ R - np.eye(3))))
+    if not np.array_equal(arr[3], [0.0, 0.0, 0.0, 1.0]):
+        raise ValueError(f"tool: not a rigid transform: last row must be 0 0 0 1, got {arr[3].tolist()}")
+    if ortho > TOOL_ORTHO_TOL or np.linalg.det(R) <= 0:
+        raise ValueError(f"tool: not a rigid transform: the rotation must be orthonormal to {TOOL_ORTHO_TOL:g} "
+                         f"with det +1 (|R^T R - I| = {ortho:.3g}, det {np.linalg.det(R):.6g})")
+    if not np.all(np.abs(arr[:3, 3]) <= TOOL_MAX_OFFSET_M):
+        raise ValueError(f"tool: offset must be at most {TOOL_MAX_OFFSET_M:g} m per axis, got {arr[:3, 3].tolist()} m")
+    xyz, rpy = pose_to_xyz_rpy(arr)
+    return np.rint(xyz * UM_PER_M).astype(np.int64).tolist(), q_to_mdeg(rpy).tolist()
 
 
 @dataclass
@@ -164,6 +199,10 @@ class Streamer:
         self._last_rx = 0.0
         self._boot_seen_event = False
         self._thin_acks = False
+        #: the tool the device was last given (4x4, the rounded wire values), None before set_tool
+        self.tool: Optional[np.ndarray] = None
+        self._tool_payload: Optional[bytes] = None  # None or all zeros: the flange
+        self._tool_on_device = True                 # False after a BOOT until set again
         #: the most recent NACKs as (seq, reason), for diagnostics
         self.nacks: "collections.deque" = collections.deque(maxlen=256)
 
@@ -306,6 +345,7 @@ class Streamer:
                 self.stats.resets += 1
                 self._boot_seen_event = True
             self.boot = msg
+            self._tool_on_device = self._tool_payload is None  # a (re)booted device has no tool
             self.device_state = P.C["STATE_DISABLED"]
             self.needs_enable = True
             self._outstanding.clear()  # a reset device never answers them
@@ -345,7 +385,11 @@ class Streamer:
             self._check_reply(self._request(P.LIMITS, P.limits(L)), "configure (limits)")
 
     def enable(self, on: bool = True) -> None:
-        """ENABLE 1 (clears latched faults) or 0; acknowledged, resent on timeout."""
+        """ENABLE 1 (clears latched faults) or 0; acknowledged, resent on timeout. After a device
+        reset or a reconnect, ENABLE 1 first gives the device the tool of :meth:`set_tool` again, so
+        pose setpoints never fall back to flange poses."""
+        if on and not self._tool_on_device:
+            self._send_tool("enable (tool)")
         self._check_reply(self._request(P.ENABLE, P.enable(on)), "enable")
         self.needs_enable = not on
         self._boot_seen_event = False
@@ -381,7 +425,8 @@ class Streamer:
         return seq
 
     def send_pose(self, xyz_m, rpy_rad, t_mcu_us: int = 0) -> int:
-        """A POSE_SETPOINT: the device solves piperik's IK itself (flange pose, R = Rz Ry Rx)."""
+        """A POSE_SETPOINT: the device solves piperik's IK itself (R = Rz Ry Rx): a flange pose, or
+        a pose of the tool centre point after :meth:`set_tool`."""
         xyz = _finite_vector(xyz_m, 3, "xyz_m")
         if not np.all(np.abs(xyz) * UM_PER_M <= P.INT32_MAX):
             raise ValueError(f"xyz_m: each coordinate must lie within +-{P.INT32_MAX / UM_PER_M:.3f} m "
@@ -393,6 +438,39 @@ class Streamer:
         self._outstanding[seq] = time.monotonic()
         self.stats.sent += 1
         return seq
+
+    def set_tool(self, tool) -> Optional[np.ndarray]:
+        """Give the device a tool (TCP): afterwards :meth:`send_pose` poses are poses of the tool
+        centre point, and the device solves IK for the flange pose ``T_tcp @ inv(tool)``.
+
+        ``tool``: a 4x4 flange -> TCP transform or ``(x, y, z, roll, pitch, yaw)`` [m, rad]
+        (R = Rz(yaw) Ry(pitch) Rx(roll)), as ``piperik.Piper(tool=...)`` takes; ``None`` (or the
+        identity) returns to flange poses. The wire carries 0.001 mm and millidegrees, so the tool is
+        rounded to them; returns the tool the device uses (the rounded 4x4, also :attr:`tool`; None
+        for no tool). ``ValueError`` (naming ``tool``) for anything but a rigid transform (rotation
+        orthonormal to 1e-12 with det +1, last row 0 0 0 1) or an offset above 100 m;
+        ``DeviceError`` when the device refuses it or does not announce TOOL in its BOOT ``caps``.
+        Acknowledged, resent on timeout; allowed in every device state. Remembered: :meth:`enable`
+        sends it again after a device reset or a reconnect."""
+        xyz_um, rpy_mdeg = _tool_wire(tool)
+        if self.boot is not None and not self.boot.caps & P.C["CAP_TOOL"]:
+            raise DeviceError(f"set_tool: the device ({self.boot.firmware_id!r}) does not implement TOOL "
+                              f"(BOOT caps 0x{self.boot.caps:x}); its pose setpoints are flange poses")
+        payload = P.tool(xyz_um, rpy_mdeg)
+        previous = self._tool_payload, self._tool_on_device
+        self._tool_payload, self._tool_on_device = payload, False
+        try:
+            self._send_tool("set_tool")
+        except LinkError:
+            self._tool_payload, self._tool_on_device = previous
+            raise
+        flange = not any(xyz_um) and not any(rpy_mdeg)
+        self.tool = None if flange else pose_from_xyz_rpy(np.asarray(xyz_um) / UM_PER_M, q_from_mdeg(rpy_mdeg))
+        return self.tool
+
+    def _send_tool(self, what: str) -> None:
+        self._check_reply(self._request(P.TOOL, self._tool_payload), what)
+        self._tool_on_device = True
 
     # ---------------------------------------------------------------------------------------- streaming
 

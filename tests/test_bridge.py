@@ -126,7 +126,7 @@ def test_constants_agree_with_protocol_md():
     """PROTOCOL.md's message table and the C header (exposed as _core.PROTO) agree."""
     text = (ROOT / "firmware_bridge" / "PROTOCOL.md").read_text()
     for name in ("SETPOINT", "TRAJ_SEGMENT", "HEARTBEAT", "ENABLE", "CONFIG", "ESTOP", "POSE_SETPOINT",
-                 "GET_STATE", "LIMITS", "GET_BOOT", "ACK", "NACK", "STATE", "BOOT"):
+                 "GET_STATE", "LIMITS", "GET_BOOT", "TOOL", "ACK", "NACK", "STATE", "BOOT"):
         m = re.search(rf"0x([0-9A-Fa-f]{{2}})\W+`?{name}`?\b", text)
         assert m, f"{name} missing from PROTOCOL.md's message table"
         assert int(m.group(1), 16) == _core.PROTO[name], name
@@ -383,6 +383,72 @@ def test_pose_setpoint_runs_ik_on_the_device(sim):
         with pytest.raises(ValueError, match="rpy_rad"):
             link.send_pose(xyz, [0.0, 0.0])
         assert link.stats.sent == sent
+
+
+def _q_device(link):
+    state = link.state()
+    assert state is not None
+    return np.radians(np.asarray(state.q_mdeg) / 1000.0)
+
+
+def test_set_tool_then_tcp_pose_setpoints_drive_the_joints(sim):
+    """TOOL through the firmware simulator: after set_tool, a pose setpoint of the TCP pose fk_tcp(q)
+    commands q (to the wire's rounding); set_tool(None) returns to flange poses; a device reset
+    forgets the tool and enable() gives it back."""
+    import piperik
+
+    tool = (0.02, -0.015, 0.145, 0.2, -0.3, 0.5)
+    q = np.array([0.3, 1.2, -1.0, 0.4, 0.6, -0.5])
+    near = q + np.array([0.05, -0.05, 0.05, 0.05, -0.05, 0.05])  # the selection's reference: q's branch
+    with Streamer(str(sim.link)) as link:
+        assert link.boot.caps & P.C["CAP_TOOL"] and P.CAPS[P.C["CAP_TOOL"]] == "TOOL"
+        applied = link.set_tool(tool)  # while DISABLED: TOOL is not motion
+        assert np.allclose(applied, piperik.pose_from_xyz_rpy(tool[:3], tool[3:]), atol=2e-5)
+        arm = piperik.Piper(tool=applied)  # the tool exactly as the device has it
+        T_tcp = arm.fk(q)
+        link.enable()
+
+        def pose_to(T, seq_start):
+            link.send_setpoint(P.q_to_mdeg(near))
+            xyz, rpy = piperik.pose_to_xyz_rpy(T)
+            link.send_pose(xyz, rpy)
+            assert _wait_for(lambda: link.stats.acked == seq_start + 2, 1.0, link), link.stats.summary()
+            return _q_device(link)
+
+        q_dev = pose_to(T_tcp, 0)
+        assert np.max(np.abs(q_dev - q)) < np.radians(0.002), np.degrees(q_dev - q) * 1000  # < 2 mdeg
+        # the flange again: the same pose is now the flange's, reached by other joints
+        assert link.set_tool(None) is None
+        q_flange = pose_to(T_tcp, 2)
+        assert np.max(np.abs(q_flange - q)) > 0.05
+        assert np.linalg.norm(piperik.Piper().fk(q_flange)[:3, 3] - T_tcp[:3, 3]) < 1e-4
+        # a restarted device has no tool; enable() sends it again before enabling
+        link.set_tool(tool)
+        sim.stop()
+        sim.start()  # boot count 2, same stable path
+        link._reconnect("test: firmware restarted")
+        assert link.boot.boot_count == 2 and link.needs_enable
+        link.enable()
+        q_dev = pose_to(T_tcp, 4)
+        assert np.max(np.abs(q_dev - q)) < np.radians(0.002)
+
+
+def test_set_tool_refuses_what_is_not_a_rigid_tool_before_sending():
+    link = Streamer("loop://")  # never opened: every refusal happens on the host
+    for bad, why in [(np.diag([1.0, 1.0, 2.0, 1.0]), "rigid"), (np.diag([1.0, 1.0, -1.0, 1.0]), "det"),
+                     ((0.0, 0.0, 101.0, 0.0, 0.0, 0.0), "100 m"), ((0.0, 0.0, 0.1, 0.0, np.nan, 0.0), "finite"),
+                     ((0.0, 0.1), "shape"), ("gripper", "4x4")]:
+        with pytest.raises(ValueError, match=rf"^tool: .*{why}"):
+            link.set_tool(bad)
+    T = np.eye(4)
+    T[3, 2] = 1e-3
+    with pytest.raises(ValueError, match=r"^tool: .*last row"):
+        link.set_tool(T)
+    with pytest.raises(ValueError, match=r"^xyz_um:"):
+        P.tool([2 ** 31, 0, 0], [0, 0, 0])
+    with pytest.raises(ValueError, match=r"^rpy_mdeg:"):
+        P.tool([0, 0, 0], [0, 0.5j, 0])
+    assert link.tool is None
 
 
 def test_cli_stream_demo(sim):

@@ -32,6 +32,7 @@ VALUES = {
     "CONFIG": ((0x1234, 2, 1), [-100, 300, -200, 400]),   # (min, max) per joint
     "POSE_SETPOINT": ((0x11223344, 1, -2, 3, -4, 5, -6), []),
     "LIMITS": ((3, 2), [-7, 9, -8, 10]),
+    "TOOL": ((-2147483648, 145000, 2147483647, -179999, 1, -90000), []),
     "ACK": ((0xA1B2, 2, 5, 0x0BADF00D, 0xCAFEBABE, 17), []),
     "NACK": ((0xFFFF, 7), []),
     "STATE": ((1, 8, 0x76543210, 3), [-5, 6, 2147483647]),
@@ -59,7 +60,7 @@ int main(void)
     uint8_t b[PIK_PROTO_MAX_PAYLOAD];
     int i;
     pik_msg_setpoint sp; pik_msg_traj tr; pik_msg_heartbeat hb; pik_msg_enable en; pik_msg_config cf;
-    pik_msg_pose po; pik_msg_limits li; pik_msg_ack ak; pik_msg_nack nk; pik_msg_state st; pik_msg_boot bo;
+    pik_msg_pose po; pik_msg_limits li; pik_msg_tool tl; pik_msg_ack ak; pik_msg_nack nk; pik_msg_state st; pik_msg_boot bo;
     memset(&sp, 0, sizeof sp); memset(&tr, 0, sizeof tr); memset(&cf, 0, sizeof cf); memset(&po, 0, sizeof po);
     memset(&li, 0, sizeof li); memset(&ak, 0, sizeof ak); memset(&st, 0, sizeof st); memset(&bo, 0, sizeof bo);
 
@@ -81,6 +82,9 @@ int main(void)
     show("POSE_SETPOINT", b, pik_msg_pose_encode(&po, b, sizeof b));
     li.first = 3; li.n = 2; li.min_mdeg[0] = -7; li.max_mdeg[0] = 9; li.min_mdeg[1] = -8; li.max_mdeg[1] = 10;
     show("LIMITS", b, pik_msg_limits_encode(&li, b, sizeof b));
+    tl.xyz_um[0] = -2147483647 - 1; tl.xyz_um[1] = 145000; tl.xyz_um[2] = 2147483647;
+    tl.rpy_mdeg[0] = -179999; tl.rpy_mdeg[1] = 1; tl.rpy_mdeg[2] = -90000;
+    show("TOOL", b, pik_msg_tool_encode(&tl, b, sizeof b));
     ak.acked_seq = 0xA1B2; ak.state = 2; ak.faults = 5; ak.mcu_us = 0x0BADF00Dul; ak.echo_host_us = 0xCAFEBABEul;
     ak.queue_free = 17;
     show("ACK", b, pik_msg_ack_encode(&ak, b, sizeof b));
@@ -97,6 +101,7 @@ int main(void)
            PIK_PL_SETPOINT_HEAD, PIK_PL_TRAJ_HEAD, PIK_PL_HEARTBEAT, PIK_PL_ENABLE, PIK_PL_CONFIG_HEAD);
     printf("head POSE_SETPOINT %d\nhead LIMITS %d\nhead ACK %d\nhead NACK %d\nhead STATE %d\nhead BOOT %d\n",
            PIK_PL_POSE, PIK_PL_LIMITS_HEAD, PIK_PL_ACK, PIK_PL_NACK, PIK_PL_STATE_HEAD, PIK_PL_BOOT_HEAD);
+    printf("head TOOL %d\n", PIK_PL_TOOL);
     return 0;
 }
 """
@@ -150,6 +155,7 @@ def test_public_packers_equal_the_c_codec(c_codec):
     assert P.config(0x1234, [[-100, 300], [-200, 400]], thin_acks=True) == payloads["CONFIG"]
     assert P.pose_setpoint([1, -2, 3], [-4, 5, -6], t_mcu_us=0x11223344) == payloads["POSE_SETPOINT"]
     assert P.limits([[-7, 9], [-8, 10]], first=3) == payloads["LIMITS"]
+    assert P.tool([-2147483648, 145000, 2147483647], [-179999, 1, -90000]) == payloads["TOOL"]
 
 
 def test_decoder_reads_the_c_codec_fields(c_codec):

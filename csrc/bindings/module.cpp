@@ -1468,6 +1468,7 @@ PYBIND11_MODULE(_core, m)
     proto["GET_STATE"] = PIK_MSG_GET_STATE;
     proto["LIMITS"] = PIK_MSG_LIMITS;
     proto["GET_BOOT"] = PIK_MSG_GET_BOOT;
+    proto["TOOL"] = PIK_MSG_TOOL;
     proto["ACK"] = PIK_MSG_ACK;
     proto["NACK"] = PIK_MSG_NACK;
     proto["STATE"] = PIK_MSG_STATE;
@@ -1494,6 +1495,13 @@ PYBIND11_MODULE(_core, m)
     proto["MAX_CONFIG_JOINTS"] = PIK_PROTO_MAX_CONFIG_JOINTS;
     proto["MAX_LIMITS_JOINTS"] = PIK_PROTO_MAX_LIMITS_JOINTS;
     proto["MAX_TRAJ_VALUES"] = PIK_PROTO_MAX_TRAJ_VALUES;
+    proto["CAP_TRAJ"] = PIK_CAP_TRAJ;
+    proto["CAP_POSE"] = PIK_CAP_POSE;
+    proto["CAP_GET_STATE"] = PIK_CAP_GET_STATE;
+    proto["CAP_THIN_ACK"] = PIK_CAP_THIN_ACK;
+    proto["CAP_LIMITS"] = PIK_CAP_LIMITS;
+    proto["CAP_GET_BOOT"] = PIK_CAP_GET_BOOT;
+    proto["CAP_TOOL"] = PIK_CAP_TOOL;
     m.attr("PROTO") = proto;
     m.def("proto_crc16", [](py::bytes data) {
         std::string d = data;

@@ -497,6 +497,28 @@ int pik_msg_limits_decode(const uint8_t *p, size_t n, pik_msg_limits *m)
     return PIK_OK;
 }
 
+int pik_msg_tool_encode(const pik_msg_tool *m, uint8_t *p, size_t cap)
+{
+    int i;
+    CHECK_ENC(m, p, PIK_PL_TOOL, cap);
+    for (i = 0; i < 3; ++i) {
+        pik_put_i32le(p + 4 * i, m->xyz_um[i]);
+        pik_put_i32le(p + 12 + 4 * i, m->rpy_mdeg[i]);
+    }
+    return PIK_PL_TOOL;
+}
+
+int pik_msg_tool_decode(const uint8_t *p, size_t n, pik_msg_tool *m)
+{
+    int i;
+    CHECK_DEC(m, p, PIK_PL_TOOL, n);
+    for (i = 0; i < 3; ++i) {
+        m->xyz_um[i] = pik_get_i32le(p + 4 * i);
+        m->rpy_mdeg[i] = pik_get_i32le(p + 12 + 4 * i);
+    }
+    return PIK_OK;
+}
+
 int pik_msg_ack_encode(const pik_msg_ack *m, uint8_t *p, size_t cap)
 {
     CHECK_ENC(m, p, PIK_PL_ACK, cap);
@@ -626,6 +648,7 @@ const char *pik_msg_name(uint8_t type)
     case PIK_MSG_GET_STATE: return "GET_STATE";
     case PIK_MSG_LIMITS: return "LIMITS";
     case PIK_MSG_GET_BOOT: return "GET_BOOT";
+    case PIK_MSG_TOOL: return "TOOL";
     case PIK_MSG_ACK: return "ACK";
     case PIK_MSG_NACK: return "NACK";
     case PIK_MSG_STATE: return "STATE";

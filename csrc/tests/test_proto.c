@@ -468,6 +468,29 @@ static void test_msg_roundtrip(void)
         CHECK_EQ(pik_msg_pose_decode(pl, PIK_PL_POSE - 1, &b), PIK_PROTO_ERR_LEN);
     }
     {
+        /* TOOL: six int32 fields in order xyz_um then rpy_mdeg, extremes included; a short payload
+         * is LEN, trailing bytes are ignored, a small buffer is NO_SPACE. */
+        pik_msg_tool a, b;
+        static const int32_t xyz[3] = {-2147483647 - 1, 145000, 2147483647}, rpy[3] = {-179999, 0, 90000};
+        memset(&b, 0x5A, sizeof b);
+        for (i = 0; i < 3; ++i) {
+            a.xyz_um[i] = xyz[i];
+            a.rpy_mdeg[i] = rpy[i];
+        }
+        len = pik_msg_tool_encode(&a, pl, sizeof pl);
+        CHECK_EQ(len, PIK_PL_TOOL);
+        CHECK_EQ(len, 24);
+        CHECK_EQ(pik_get_i32le(pl + 4), 145000);   /* xyz_um[1] at offset 4 */
+        CHECK_EQ(pik_get_i32le(pl + 12), -179999); /* rpy_mdeg[0] at offset 12 */
+        CHECK_EQ(pik_msg_tool_decode(pl, (size_t)len, &b), PIK_OK);
+        EXPECT(memcmp(a.xyz_um, b.xyz_um, sizeof a.xyz_um) == 0 && memcmp(a.rpy_mdeg, b.rpy_mdeg, sizeof a.rpy_mdeg) == 0);
+        CHECK_EQ(pik_msg_tool_decode(pl, (size_t)len + 4, &b), PIK_OK);
+        CHECK_EQ(pik_msg_tool_decode(pl, PIK_PL_TOOL - 1, &b), PIK_PROTO_ERR_LEN);
+        CHECK_EQ(pik_msg_tool_encode(&a, pl, PIK_PL_TOOL - 1), PIK_PROTO_ERR_NO_SPACE);
+        CHECK_EQ(pik_msg_tool_encode(0, pl, sizeof pl), PIK_ERR_NULL);
+        CHECK_EQ(pik_msg_tool_decode(pl, PIK_PL_TOOL, 0), PIK_ERR_NULL);
+    }
+    {
         pik_msg_state a, b;
         memset(&a, 0, sizeof a);
         a.state = PIK_STATE_HOLD;
@@ -542,6 +565,7 @@ static void test_seq_time_names(void)
     EXPECT(!pik_time_reached(0xFFFFFFF0u, 5));
 #if PIK_WITH_STATUS_STRINGS
     EXPECT(strcmp(pik_msg_name(PIK_MSG_POSE_SETPOINT), "POSE_SETPOINT") == 0);
+    EXPECT(strcmp(pik_msg_name(PIK_MSG_TOOL), "TOOL") == 0);
     EXPECT(strcmp(pik_nack_reason_name(PIK_NACK_NO_IK), "NO_IK") == 0);
     EXPECT(strcmp(pik_state_name(PIK_STATE_HOLD), "HOLD") == 0);
     EXPECT(strcmp(pik_proto_status_str(PIK_PROTO_ERR_CRC), "frame CRC mismatch") == 0);

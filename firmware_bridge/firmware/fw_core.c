@@ -368,26 +368,28 @@ static void on_traj(fw_core *fw, const pik_frame *f, uint32_t now_us)
     send_ack(fw, f->seq, now_us);
 }
 
-/* R = Rz(yaw) Ry(pitch) Rx(roll), the PiPER's end-pose convention. Computed in double whatever
- * the core's precision (pik_sincos is double in every build). */
-static void pose_matrix(const pik_msg_pose *m, fw_real T[16])
+/* The transform of a wire pose: position in um, R = Rz(yaw) Ry(pitch) Rx(roll) in mdeg, the PiPER's
+ * end-pose convention. POSE_SETPOINT and TOOL share it, so a tool and a target given in the same
+ * units compose exactly as the host meant. Computed in double whatever the core's precision
+ * (pik_sincos is double in every build). */
+static void wire_pose_matrix(const int32_t xyz_um[3], const int32_t rpy_mdeg[3], fw_real T[16])
 {
     double sa, ca, sb, cb, sc, cc;
-    pik_sincos(m->rpy_mdeg[0] * FW_RAD_PER_MDEG, &sa, &ca);
-    pik_sincos(m->rpy_mdeg[1] * FW_RAD_PER_MDEG, &sb, &cb);
-    pik_sincos(m->rpy_mdeg[2] * FW_RAD_PER_MDEG, &sc, &cc);
+    pik_sincos(rpy_mdeg[0] * FW_RAD_PER_MDEG, &sa, &ca);
+    pik_sincos(rpy_mdeg[1] * FW_RAD_PER_MDEG, &sb, &cb);
+    pik_sincos(rpy_mdeg[2] * FW_RAD_PER_MDEG, &sc, &cc);
     T[0] = (fw_real)(cc * cb);
     T[1] = (fw_real)(cc * sb * sa - sc * ca);
     T[2] = (fw_real)(cc * sb * ca + sc * sa);
-    T[3] = (fw_real)(m->xyz_um[0] * 1e-6);
+    T[3] = (fw_real)(xyz_um[0] * 1e-6);
     T[4] = (fw_real)(sc * cb);
     T[5] = (fw_real)(sc * sb * sa + cc * ca);
     T[6] = (fw_real)(sc * sb * ca - cc * sa);
-    T[7] = (fw_real)(m->xyz_um[1] * 1e-6);
+    T[7] = (fw_real)(xyz_um[1] * 1e-6);
     T[8] = (fw_real)(-sb);
     T[9] = (fw_real)(cb * sa);
     T[10] = (fw_real)(cb * ca);
-    T[11] = (fw_real)(m->xyz_um[2] * 1e-6);
+    T[11] = (fw_real)(xyz_um[2] * 1e-6);
     T[12] = 0;
     T[13] = 0;
     T[14] = 0;
@@ -401,7 +403,7 @@ static int solve_pose(fw_core *fw, const pik_msg_pose *m, int32_t q_out[PIK_MAX_
     pik_select_options opts = pik_select_options_default();
     pik_selection sel;
     int j, st;
-    pose_matrix(m, T);
+    wire_pose_matrix(m->xyz_um, m->rpy_mdeg, T);
     for (j = 0; j < fw->dof; ++j) {
         q_cur[j] = (fw_real)(fw->q_cmd_mdeg[j] * FW_RAD_PER_MDEG);
     }
@@ -451,6 +453,41 @@ static void on_pose(fw_core *fw, const pik_frame *f, uint32_t now_us)
         return;
     }
     accept_setpoint(fw, f->seq, q, m.t_mcu_us, now_us);
+}
+
+/* TOOL: every later POSE_SETPOINT is a pose of this tool centre point (the core strips the tool
+ * from the target: flange = T_tcp inv(T_tool)). Not motion, so allowed in every state; the pose
+ * setpoints that follow decide what moves. */
+static void on_tool(fw_core *fw, const pik_frame *f, uint32_t now_us)
+{
+    pik_msg_tool m;
+    fw_real T[16], *T_tool = fw->is_srs ? fw->srs.T_tool : fw->arm6.T_tool, old[16];
+    int i, st, zero = 1;
+    if (pik_msg_tool_decode(f->payload, f->payload_len, &m) != PIK_OK) {
+        send_nack(fw, f->seq, PIK_NACK_LEN);
+        return;
+    }
+    for (i = 0; i < 3; ++i) {
+        zero = zero && m.xyz_um[i] == 0 && m.rpy_mdeg[i] == 0;
+    }
+    /* All zero fields: no tool at all (the model's all-zero T_tool), so pose setpoints take exactly
+     * the flange path they took before any TOOL, not an identity composed at every solve. */
+    if (zero) {
+        memset(T, 0, sizeof T);
+    } else {
+        wire_pose_matrix(m.xyz_um, m.rpy_mdeg, T);
+    }
+    /* The model check is the one authority on what a tool may be (rigid, offset <= 100 m): set,
+     * check, and put the old tool back when refused, so a refused TOOL changes nothing. */
+    memcpy(old, T_tool, sizeof old);
+    memcpy(T_tool, T, sizeof T);
+    st = fw->is_srs ? pik_srs_model_check(&fw->srs) : pik_arm6_model_check(&fw->arm6);
+    if (st != PIK_OK) {
+        memcpy(T_tool, old, sizeof old);
+        send_nack(fw, f->seq, PIK_NACK_LIMIT);
+        return;
+    }
+    send_ack(fw, f->seq, now_us);
 }
 
 static void on_heartbeat(fw_core *fw, const pik_frame *f, uint32_t now_us)
@@ -576,6 +613,7 @@ static void handle_frame(fw_core *fw, const pik_frame *f, uint32_t now_us)
         send_ack(fw, f->seq, now_us);
         send_boot(fw);
         return;
+    case PIK_MSG_TOOL: on_tool(fw, f, now_us); break;
     default: send_nack(fw, f->seq, PIK_NACK_TYPE); return;
     }
     if (fw->state != old_state) {

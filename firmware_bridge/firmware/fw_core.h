@@ -1,8 +1,8 @@
 /*
  * The reference firmware's logic (firmware_bridge/PROTOCOL.md): link state machine
  * (DISABLED / ENABLED / HOLD / FAULT), communication watchdog, latest-value setpoints, a queue of
- * trajectory points interpolated in time, joint limits, and pose setpoints solved by piperik's IK
- * on the device.
+ * trajectory points interpolated in time, joint limits, and pose setpoints (of the flange, or of a
+ * tool centre point set by TOOL) solved by piperik's IK on the device.
  *
  * Portable C99, no malloc, no globals: all state lives in the caller-owned struct fw_core. Its
  * behaviour depends only on the bytes fed in and the times passed to fw_core_init / fw_core_rx_byte
@@ -49,7 +49,7 @@ typedef double fw_real;
  * watchdog are evaluated at the tick times). */
 #define FW_TICK_US 1000u
 #define FW_CAPS (PIK_CAP_TRAJ | PIK_CAP_POSE | PIK_CAP_GET_STATE | PIK_CAP_THIN_ACK | PIK_CAP_LIMITS | \
-                 PIK_CAP_GET_BOOT)
+                 PIK_CAP_GET_BOOT | PIK_CAP_TOOL)
 
 /* One queued point: the position q_mdeg is reached at device time t_us. */
 typedef struct fw_traj_point {
@@ -62,7 +62,8 @@ typedef struct fw_core {
     pik_parser parser;
 
     /* Robot (fixed at init). The model copies carry the configured limits (in rad), so on-device
-     * IK selects among solutions the limit check will accept. */
+     * IK selects among solutions the limit check will accept, and the tool set by TOOL (T_tool;
+     * all zeros, the default, is the flange). */
     char robot[16];
     int dof;                          /* 6 or 7 */
     int is_srs;                       /* 0: 6R (pik_arm6), 1: 7-DOF S-R-S (pik_srs) */

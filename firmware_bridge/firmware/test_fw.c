@@ -297,6 +297,7 @@ static void test_fw_boot(void)
     CHECK_EQ(b.reset_cause, PIK_RESET_POWER_ON);
     CHECK_EQ(b.boot_count, 7);
     CHECK_EQ(b.caps, FW_CAPS);
+    EXPECT(b.caps & PIK_CAP_TOOL);
     EXPECT(strcmp(b.fw_id, "pikfw0.1 piper") == 0);
     CHECK_EQ(x->fw.state, PIK_STATE_DISABLED);
     CHECK_EQ(x->fw.dof, 6);
@@ -1139,6 +1140,185 @@ static void test_fw_pose_srs(void)
     check_pose_setpoint("iiwa14", qi);
 }
 
+/* ---- TOOL ---------------------------------------------------------------------------------- */
+
+static void fx_tool(fixture *x, uint16_t seq, const int32_t xyz_um[3], const int32_t rpy_mdeg[3])
+{
+    pik_msg_tool m;
+    uint8_t pl[PIK_PL_TOOL];
+    int i;
+    for (i = 0; i < 3; ++i) {
+        m.xyz_um[i] = xyz_um[i];
+        m.rpy_mdeg[i] = rpy_mdeg[i];
+    }
+    CHECK_EQ(pik_msg_tool_encode(&m, pl, sizeof pl), PIK_PL_TOOL);
+    fx_send(x, PIK_MSG_TOOL, seq, pl, sizeof pl);
+}
+
+/* The TCP pose of q with the tool (xyz um, rpy mdeg), composed here in double with libm, apart from
+ * the firmware's conversion and the core's tool code: the flange FK of the built-in (tool-less)
+ * model times the tool. */
+static void host_fk_tcp(const char *robot, const fw_real *q_rad, const int32_t xyz_um[3], const int32_t rpy_mdeg[3],
+                        fw_real T_out[16])
+{
+    const double k = 3.14159265358979323846 / 180000.0;
+    double a = rpy_mdeg[0] * k, b = rpy_mdeg[1] * k, c = rpy_mdeg[2] * k, Tt[16], F[16];
+    fw_real Ff[16];
+    int r, col, i;
+    if (strcmp(robot, "piper") == 0) {
+        pik_arm6_fk(pik_piper_model(0), q_rad, Ff);
+    } else {
+        pik_srs_fk(strcmp(robot, "nero") == 0 ? pik_nero_model() : pik_iiwa14_model(), q_rad, Ff);
+    }
+    for (i = 0; i < 16; ++i) {
+        F[i] = (double)Ff[i];
+    }
+    Tt[0] = cos(c) * cos(b);
+    Tt[1] = cos(c) * sin(b) * sin(a) - sin(c) * cos(a);
+    Tt[2] = cos(c) * sin(b) * cos(a) + sin(c) * sin(a);
+    Tt[3] = xyz_um[0] * 1e-6;
+    Tt[4] = sin(c) * cos(b);
+    Tt[5] = sin(c) * sin(b) * sin(a) + cos(c) * cos(a);
+    Tt[6] = sin(c) * sin(b) * cos(a) - cos(c) * sin(a);
+    Tt[7] = xyz_um[1] * 1e-6;
+    Tt[8] = -sin(b);
+    Tt[9] = cos(b) * sin(a);
+    Tt[10] = cos(b) * cos(a);
+    Tt[11] = xyz_um[2] * 1e-6;
+    Tt[12] = Tt[13] = Tt[14] = 0.0;
+    Tt[15] = 1.0;
+    for (r = 0; r < 4; ++r) {
+        for (col = 0; col < 4; ++col) {
+            double v = 0.0;
+            for (i = 0; i < 4; ++i) {
+                v += F[4 * r + i] * Tt[4 * i + col];
+            }
+            T_out[4 * r + col] = (fw_real)v;
+        }
+    }
+}
+
+/* Largest |q_cmd - q| over the joints, in mdeg. */
+static double joint_dev_mdeg(const fixture *x, const fw_real *q_rad)
+{
+    double worst = 0.0;
+    int j;
+    for (j = 0; j < x->fw.dof; ++j) {
+        double d = fabs(x->fw.q_cmd_mdeg[j] - (double)q_rad[j] * 180000.0 / 3.14159265358979323846);
+        worst = d > worst ? d : worst;
+    }
+    return worst;
+}
+
+/* After TOOL, a POSE_SETPOINT of fk_tcp(q) commands q (to the wire's rounding: 1 um and 1 mdeg of
+ * the pose move the joints by < 1 mdeg here); a tool of more than 100 m is refused with LIMIT and the
+ * old one kept; all-zero fields restore the flange. q_start: where the arm is commanded first (the
+ * selection's reference: the PiPER's branch, the 7-DOF arm angle). */
+static void check_tool(const char *robot, const fw_real *q, const fw_real *q_start)
+{
+    static const int32_t xyz_um[3] = {20000, -15000, 145000}, rpy_mdeg[3] = {15000, -30000, 45000};
+    static const int32_t far_um[3] = {0, 0, 101000000}, zero[3] = {0, 0, 0};
+    const double tol_mdeg = TOL(2.0, 10.0);
+    fixture *x = &FX;
+    fw_real T[16], T_tool_before[16];
+    int32_t q0[PIK_MAX_DOF];
+    uint8_t pl[PIK_PL_POSE];
+    int j, dof;
+    double dev;
+    uint16_t seq = 10;
+    fx_enabled(x, robot, 0);
+    dof = x->fw.dof;
+    for (j = 0; j < dof; ++j) {
+        q0[j] = (int32_t)floor((double)q_start[j] * 180000.0 / 3.14159265358979323846 + 0.5);
+    }
+    fx_setpoint(x, seq++, 0, q0, dof);
+    CHECK_EQ(fx_take(x), 1);
+    host_fk_tcp(robot, q, xyz_um, rpy_mdeg, T);
+    pose_payload_of(T, pl, 0);
+
+    /* Before any TOOL the device reads that pose as a flange pose: the joints land elsewhere (or
+     * nowhere), so the checks below can tell a device that ignores the tool. */
+    fx_send(x, PIK_MSG_POSE_SETPOINT, seq++, pl, sizeof pl);
+    fx_take(x);
+    EXPECT(joint_dev_mdeg(x, q) > 1000.0);
+    fx_setpoint(x, seq++, 0, q0, dof);
+    fx_take(x);
+
+    fx_tool(x, seq, xyz_um, rpy_mdeg);
+    CHECK_EQ(fx_take(x), 1);
+    ack_at(x, 0, seq++);
+    EXPECT(x->fw.is_srs ? x->fw.srs.T_tool[15] == 1 : x->fw.arm6.T_tool[15] == 1);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, seq, pl, sizeof pl);
+    CHECK_EQ(fx_take(x), 1);
+    ack_at(x, 0, seq++);
+    dev = joint_dev_mdeg(x, q);
+    CHECK(dev <= tol_mdeg, "%s: TCP pose setpoint commands q to %.2f mdeg (allowed %.0f)", robot, dev, tol_mdeg);
+
+    /* 101 m (> 100 m also in float builds): the model check refuses it; the old tool stays, no fault, state unchanged. */
+    memcpy(T_tool_before, x->fw.is_srs ? x->fw.srs.T_tool : x->fw.arm6.T_tool, sizeof T_tool_before);
+    fx_tool(x, seq, far_um, zero);
+    CHECK_EQ(fx_take(x), 1);
+    nack_at(x, 0, seq++, PIK_NACK_LIMIT);
+    EXPECT(memcmp(T_tool_before, x->fw.is_srs ? x->fw.srs.T_tool : x->fw.arm6.T_tool, sizeof T_tool_before) == 0);
+    CHECK_EQ(x->fw.faults, 0);
+    CHECK_EQ(x->fw.state, PIK_STATE_ENABLED);
+    fx_setpoint(x, seq++, 0, q0, dof);
+    fx_take(x);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, seq, pl, sizeof pl);
+    CHECK_EQ(fx_take(x), 1);
+    ack_at(x, 0, seq++);
+    dev = joint_dev_mdeg(x, q);
+    CHECK(dev <= tol_mdeg, "%s: after a refused TOOL the old tool still holds (%.2f mdeg)", robot, dev);
+
+    /* A short TOOL: LEN, nothing changes. */
+    fx_send(x, PIK_MSG_TOOL, seq, pl, PIK_PL_TOOL - 1);
+    CHECK_EQ(fx_take(x), 1);
+    nack_at(x, 0, seq++, PIK_NACK_LEN);
+    EXPECT(memcmp(T_tool_before, x->fw.is_srs ? x->fw.srs.T_tool : x->fw.arm6.T_tool, sizeof T_tool_before) == 0);
+
+    /* All-zero fields: no tool (the model's all-zero T_tool), flange poses again. */
+    fx_tool(x, seq, zero, zero);
+    CHECK_EQ(fx_take(x), 1);
+    ack_at(x, 0, seq++);
+    for (j = 0; j < 16; ++j) {
+        EXPECT((x->fw.is_srs ? x->fw.srs.T_tool[j] : x->fw.arm6.T_tool[j]) == 0);
+    }
+    fx_setpoint(x, seq++, 0, q0, dof);
+    fx_take(x);
+    host_fk_tcp(robot, q, zero, zero, T);
+    pose_payload_of(T, pl, 0);
+    fx_send(x, PIK_MSG_POSE_SETPOINT, seq, pl, sizeof pl);
+    CHECK_EQ(fx_take(x), 1);
+    ack_at(x, 0, seq++);
+    dev = joint_dev_mdeg(x, q);
+    CHECK(dev <= tol_mdeg, "%s: flange pose setpoint after the zero tool commands q to %.2f mdeg", robot, dev);
+}
+
+static void test_fw_tool(void)
+{
+    const fw_real qp[6] = {0.3f, 1.2f, -1.0f, 0.4f, 0.6f, -0.5f};
+    const fw_real qp_start[6] = {0.35f, 1.15f, -0.95f, 0.45f, 0.55f, -0.45f};
+    const fw_real qn[7] = {0.3f, 0.5f, -0.4f, 1.2f, 0.3f, 0.2f, -0.5f};
+    const fw_real qi[7] = {0.3f, 0.7f, -0.4f, -1.2f, 0.5f, 0.8f, -0.5f};
+    static const int32_t xyz_um[3] = {1000, 2000, 3000}, rpy_mdeg[3] = {0, 0, 90000};
+    fixture *x = &FX;
+    check_tool("piper", qp, qp_start);
+    check_tool("nero", qn, qn);
+    check_tool("iiwa14", qi, qi);
+    /* TOOL is not motion: accepted while DISABLED (and in FAULT), without a state change. */
+    CHECK_EQ(fx_init(x, "piper", 0), PIK_OK);
+    fx_take(x);
+    fx_tool(x, 5, xyz_um, rpy_mdeg);
+    CHECK_EQ(fx_take(x), 1);
+    CHECK_EQ(ack_at(x, 0, 5).state, PIK_STATE_DISABLED);
+    EXPECT(fabs((double)x->fw.arm6.T_tool[3] - 0.001) < 1e-9 && fabs((double)x->fw.arm6.T_tool[1] + 1.0) < 1e-6);
+    fx_send(x, PIK_MSG_ESTOP, 6, 0, 0);
+    fx_take(x);
+    fx_tool(x, 7, xyz_um, rpy_mdeg);
+    CHECK_EQ(fx_take(x), 1);
+    CHECK_EQ(ack_at(x, 0, 7).state, PIK_STATE_FAULT);
+}
+
 /* Singular configurations as pose setpoints (the poses whose S-R-S arm-angle selection used to read
  * outside the trig tables): one reply each, an ACK whose joints reach the pose within the limits,
  * or NACK NO_IK; never a crash (the sanitizer build of tests/test_bridge.py), never a fault. */
@@ -1294,9 +1474,9 @@ static void test_fw_one_reply_per_frame(void)
     int i, replies;
     fx_enabled(x, "piper", 0);
     memset(pl, 0, sizeof pl);
-    for (seq = 1000; seq < 1000 + 0x0B * 4; ++seq) {
-        uint8_t type = (uint8_t)(1 + (seq - 1000) % 0x0B); /* 0x01 .. 0x0B, last one unknown */
-        size_t n = (size_t)((seq - 1000) / 0x0B) * 9;  /* 0, 9, 18, 27 payload bytes */
+    for (seq = 1000; seq < 1000 + 0x0C * 4; ++seq) {
+        uint8_t type = (uint8_t)(1 + (seq - 1000) % 0x0C); /* 0x01 .. 0x0C, last one unknown */
+        size_t n = (size_t)((seq - 1000) / 0x0C) * 9;  /* 0, 9, 18, 27 payload bytes */
         if (type == PIK_MSG_ESTOP || type == PIK_MSG_ENABLE) {
             continue; /* tested elsewhere; they would change the state for the following frames */
         }
@@ -1337,6 +1517,7 @@ int main(void)
         {"fw_pose_piper", test_fw_pose_piper},
         {"fw_pose_srs", test_fw_pose_srs},
         {"fw_pose_singular", test_fw_pose_singular},
+        {"fw_tool", test_fw_tool},
         {"fw_determinism_and_fuzz", test_fw_determinism_and_fuzz},
         {"fw_one_reply_per_frame", test_fw_one_reply_per_frame},
     };

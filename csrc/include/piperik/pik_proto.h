@@ -61,10 +61,11 @@ typedef enum pik_proto_status {
 #define PIK_MSG_ENABLE 0x04u         /* reliable; the only way out of HOLD / FAULT */
 #define PIK_MSG_CONFIG 0x05u         /* reliable: watchdog period, flags, joint limits (<= 6 joints) */
 #define PIK_MSG_ESTOP 0x06u          /* empty; -> FAULT */
-#define PIK_MSG_POSE_SETPOINT 0x07u  /* latest-value flange pose, IK on the device */
+#define PIK_MSG_POSE_SETPOINT 0x07u  /* latest-value flange (or TCP, after TOOL) pose, IK on the device */
 #define PIK_MSG_GET_STATE 0x08u      /* empty; device answers ACK then STATE */
 #define PIK_MSG_LIMITS 0x09u         /* reliable: joint limits of joints first .. first+n-1 (fits 7) */
 #define PIK_MSG_GET_BOOT 0x0Au       /* empty; device answers ACK then BOOT */
+#define PIK_MSG_TOOL 0x0Bu           /* reliable: the tool (flange -> TCP) POSE_SETPOINT poses refer to */
 #define PIK_MSG_ACK 0x81u
 #define PIK_MSG_NACK 0x82u
 #define PIK_MSG_STATE 0x83u
@@ -109,6 +110,7 @@ typedef enum pik_proto_status {
 #define PIK_CAP_THIN_ACK (1ul << 3)   /* PIK_CONFIG_F_THIN_ACK */
 #define PIK_CAP_LIMITS (1ul << 4)     /* LIMITS */
 #define PIK_CAP_GET_BOOT (1ul << 5)   /* GET_BOOT */
+#define PIK_CAP_TOOL (1ul << 6)       /* TOOL: POSE_SETPOINT poses of a tool centre point */
 
 #define PIK_RESET_UNKNOWN 0u
 #define PIK_RESET_POWER_ON 1u
@@ -127,6 +129,7 @@ typedef enum pik_proto_status {
 #define PIK_PL_POSE 28             /* + 4 with the optional psi_mdeg */
 #define PIK_PL_POSE_PSI 32
 #define PIK_PL_LIMITS_HEAD 2       /* + 8 n */
+#define PIK_PL_TOOL 24
 #define PIK_PL_ACK 13
 #define PIK_PL_NACK 3
 #define PIK_PL_STATE_HEAD 7        /* + 4 n */
@@ -324,6 +327,12 @@ typedef struct pik_msg_limits {            /* 0x09 */
     int32_t max_mdeg[PIK_PROTO_MAX_LIMITS_JOINTS];
 } pik_msg_limits;
 
+typedef struct pik_msg_tool {              /* 0x0B: flange -> TCP, in the flange frame */
+    int32_t xyz_um[3];                     /* micrometres, as POSE_SETPOINT */
+    int32_t rpy_mdeg[3];                   /* roll, pitch, yaw: R = Rz(yaw) Ry(pitch) Rx(roll);
+                                              all six 0: no tool (the flange) */
+} pik_msg_tool;
+
 typedef struct pik_msg_ack {               /* 0x81 */
     uint16_t acked_seq;
     uint8_t state;                         /* PIK_STATE_* after handling the frame */
@@ -369,6 +378,8 @@ int pik_msg_pose_encode(const pik_msg_pose *m, uint8_t *payload, size_t cap);
 int pik_msg_pose_decode(const uint8_t *payload, size_t n, pik_msg_pose *m);
 int pik_msg_limits_encode(const pik_msg_limits *m, uint8_t *payload, size_t cap);
 int pik_msg_limits_decode(const uint8_t *payload, size_t n, pik_msg_limits *m);
+int pik_msg_tool_encode(const pik_msg_tool *m, uint8_t *payload, size_t cap);
+int pik_msg_tool_decode(const uint8_t *payload, size_t n, pik_msg_tool *m);
 int pik_msg_ack_encode(const pik_msg_ack *m, uint8_t *payload, size_t cap);
 int pik_msg_ack_decode(const uint8_t *payload, size_t n, pik_msg_ack *m);
 int pik_msg_nack_encode(const pik_msg_nack *m, uint8_t *payload, size_t cap);
