@@ -280,6 +280,7 @@ def test_boot_handshake_and_refusal_until_enabled(sim):
         assert seq not in link._outstanding
 
 
+@pytest.mark.realtime
 def test_1000_setpoints_at_500_hz_all_accounted(sim):
     with Streamer(str(sim.link)) as link:
         link.configure(watchdog_ms=100, limits_mdeg=_limits_mdeg())
@@ -324,6 +325,7 @@ def test_stale_and_out_of_order_setpoints_are_refused(sim):
         assert tuple(link.state().q_mdeg) == tuple(q_old)
 
 
+@pytest.mark.realtime
 def test_watchdog_holds_within_its_period(sim):
     with Streamer(str(sim.link)) as link:
         link.configure(watchdog_ms=100, limits_mdeg=_limits_mdeg())
@@ -403,6 +405,7 @@ def test_pose_setpoint_runs_ik_on_the_device(sim):
         assert link.stats.sent == sent
 
 
+@pytest.mark.realtime
 def test_cli_stream_demo(sim):
     r = subprocess.run([sys.executable, "-m", "piperik", "stream", "--port", str(sim.link), "--robot", "piper",
                         "--demo", "--rate", "500", "--seconds", "1"], capture_output=True, text=True, timeout=60,
@@ -420,6 +423,7 @@ def test_open_by_url_and_errors():
         Streamer("ffff:fffe").open()
 
 
+@pytest.mark.realtime
 def test_stream_a_timed_trajectory(sim):
     import piperik
     from piperik.trajectory import plan_cartesian, time_parameterize

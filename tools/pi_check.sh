@@ -4,8 +4,8 @@
 #
 #     sudo tools/pi_check.sh [ROOT_DIR]     # default ROOT_DIR: $PI_ROOT or /var/tmp/piperik-pi-root
 #
-# 1. Creates ROOT_DIR with debootstrap (arm64, minbase + python3, python3-venv, ca-certificates:
-#    no compiler), or reuses it when it holds such a system already.
+# 1. Creates ROOT_DIR with debootstrap (arm64, minbase + python3, python3-venv, ca-certificates and
+#    libgomp1, the OpenMP runtime Pinocchio's aarch64 wheel loads: no compiler), or reuses it.
 # 2. Takes dist/piperik-*-cpXY-cpXY-manylinux*_aarch64.whl for the root's Python (builds it with
 #    tools/build_wheels.sh when it is missing), installs it into a fresh venv there and times that.
 # 3. Runs `piperik demo`, then the test suite (the repository's tests/ against the installed wheel).
@@ -52,7 +52,7 @@ if [[ -f $ROOT/etc/debian_version && -x $ROOT/usr/bin/python3 ]]; then
 else
     [[ -e $ROOT && -n $(ls -A "$ROOT" 2>/dev/null) ]] && die "$ROOT exists and is not a Debian root; remove it"
     log "debootstrap $SUITE arm64 into $ROOT (a few minutes)"
-    debootstrap --arch=arm64 --variant=minbase --include=python3,python3-venv,ca-certificates \
+    debootstrap --arch=arm64 --variant=minbase --include=python3,python3-venv,ca-certificates,libgomp1 \
         "$SUITE" "$ROOT" "$MIRROR" >"$ROOT.debootstrap.log" 2>&1 \
         || { tail -20 "$ROOT.debootstrap.log" >&2; die "debootstrap failed (log: $ROOT.debootstrap.log)"; }
 fi
@@ -89,6 +89,11 @@ ROOT_ARCH=$(in_root uname -m)
 [[ $ROOT_ARCH == aarch64 ]] || die "the root runs as $ROOT_ARCH, not aarch64"
 PY_TAG=$(in_root python3 -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
 PY_VERSION=$(in_root python3 -c 'import sys; print(sys.version.split()[0])')
+if [[ -z $(in_root sh -c 'ls /usr/lib/aarch64-linux-gnu/libgomp.so.1 2>/dev/null') ]]; then
+    log "apt-get install libgomp1 (Pinocchio's aarch64 wheel needs the OpenMP runtime; a library, no compiler)"
+    in_root sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libgomp1' \
+        >"$ROOT.apt.log" 2>&1 || { tail -20 "$ROOT.apt.log" >&2; die "apt-get install libgomp1 failed"; }
+fi
 COMPILERS=$(in_root sh -c 'for c in cc gcc c++ g++ clang; do command -v $c; done' || true)
 [[ -z $COMPILERS ]] || die "the root has a compiler ($COMPILERS): this check is for a system without one"
 
