@@ -84,7 +84,7 @@ write_wrappers() {  # arch -> directory with cc and ar for that target
     cat >"$dir/cc" <<EOF
 #!/bin/sh
 # zig cc for $arch-linux-gnu.$GLIBC_VERSION; C++ sources (and links of C++ objects) go to zig c++.
-mode=\${ZIG_MODE:-cc}
+mode=cc
 for a in "\$@"; do case "\$a" in *.cpp|*.cc|*.cxx) mode=c++;; esac; done
 exec "$TOOLS/bin/python" -m ziglang \$mode -target $arch-linux-gnu.$GLIBC_VERSION "\$@"
 EOF

@@ -158,11 +158,12 @@ mkdir -p "$(dirname "$SUMMARY_FILE")"
     printf 'install:  pip install of the wheel into a fresh venv: %.1f s emulated (numpy, pyserial as wheels)\n' "$INSTALL_S"
     printf '          test extra (pin, matplotlib, hypothesis, ...): %.1f s\n' "$TEST_INSTALL_S"
     echo "demo:     piperik demo exit $DEMO_RC"
-    sed -n '1,3p' "$ROOT$CHECK/demo.log" | sed 's/^/          | /'
+    grep -E '^piperik .* demo|^  largest joint step|^speed|^Pinocchio' "$ROOT$CHECK/demo.log" | sed 's/^ */          | /'
     echo "suite:    $(tail -1 "$ROOT$CHECK/pytest.log") (exit $PYTEST_RC; $((SUITE_S / 60)) min emulated, PIPERIK_TEST_COUNT=${PIPERIK_TEST_COUNT:-10000})"
     echo "skips:"
     grep '^SKIPPED' "$ROOT$CHECK/pytest.log" | sed 's/^SKIPPED /  /' || echo "  none"
-    grep -E '^(FAILED|ERROR)' "$ROOT$CHECK/pytest.log" | sed 's/^/  /' || true
+    echo "failures:"
+    grep -E '^(FAILED|ERROR)' "$ROOT$CHECK/pytest.log" | sed 's/^/  /' || echo "  none"
 } | tee "$SUMMARY_FILE"
 echo "(logs in $ROOT$CHECK: install.log, demo.log, pytest.log; summary in $SUMMARY_FILE)"
 [[ $DEMO_RC == 0 && $PYTEST_RC == 0 ]]
