@@ -5,7 +5,7 @@
  * pik_sincos_table_f32: the same rounded to float (2048 bytes)
  * pik_atan_table[k] = atan(k/64), k = 0..64 (double, 520 bytes)
  * pik_atan_table_f32: the same rounded to float (260 bytes)
- * Entries computed exactly to 2^-312 with integer arithmetic and correctly rounded once;
+ * Entries computed with integer arithmetic to within 2^-308 and correctly rounded once;
  * multiples of pi/2 are exactly 0 and +-1.
  *
  * Measured max |error| of pik_sincos / pik_sincosf (nearest entry + Taylor correction,
