@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pybind11.setup_helpers import Pybind11Extension, build_ext
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 INCLUDE = "csrc/include"
@@ -41,6 +42,23 @@ if sys.platform != "win32":
     EXT_LIBS = ["piperik_fw", "piperik_core"] + (["util"] if sys.platform.startswith("linux") else [])
     EXT_MACROS = [("PIK_WITH_FW_SIM", "1")]
 
+
+
+class build_py_with_headers(build_py):
+    """Ships the public C headers as piperik/include/piperik/*.h, for piperik.get_include() (the
+    Cython declarations piperik/ccore.pxd and C extensions using the core's capsule need them).
+    They stay in csrc/include in the repository: one copy in git, copied only into the build."""
+
+    def run(self):
+        super().run()
+        if self.dry_run:
+            return
+        dest = Path(self.build_lib) / "piperik" / "include" / "piperik"
+        dest.mkdir(parents=True, exist_ok=True)
+        for header in sorted((ROOT / INCLUDE / "piperik").glob("*.h")):
+            self.copy_file(str(header), str(dest / header.name))
+
+
 setup(
     version=VERSION,
     libraries=LIBRARIES,
@@ -54,5 +72,5 @@ setup(
             define_macros=EXT_MACROS,
         )
     ],
-    cmdclass={"build_ext": build_ext},
+    cmdclass={"build_ext": build_ext, "build_py": build_py_with_headers},
 )

@@ -1,8 +1,10 @@
-"""Wire protocol v1 on the host side (PROTOCOL.md): payload packing, and the C codec.
+"""Wire protocol v1 on the host side (PROTOCOL.md): payload layouts and packing, on piperik's codec.
 
 Framing (COBS, CRC-16/CCITT-FALSE, the byte-at-a-time parser) is the C codec of the core
-(csrc/src/pik_proto.c), reached through piperik._core; the constants come from its header, the
-single source of truth. This module only packs and unpacks payloads with ``struct``.
+(csrc/src/pik_proto.c), reached through its public Python face :mod:`piperik.proto`; the constants
+come from its header, the single source of truth. This module defines the payload layouts once
+(:data:`LAYOUTS`, checked byte for byte against the C codec and field by field against
+PROTOCOL.md's message table by tests/test_protocol_layouts.py) and packs and unpacks payloads with them.
 """
 from __future__ import annotations
 
@@ -12,12 +14,9 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from piperik import _core
 from piperik.poses import INT32_MAX, INT32_MIN, MDEG_PER_RAD, q_to_mdeg  # re-exported: the wire's units
-
-C = _core.PROTO  #: constants of csrc/include/piperik/pik_proto.h
-VERSION: int = C["VERSION"]
-MAX_FRAME: int = C["MAX_FRAME"]
+from piperik.proto import CONSTANTS as C  # noqa: N812 - the header's constants, as C["SETPOINT"]
+from piperik.proto import MAX_FRAME, VERSION, Parser, crc16, encode  # re-exported: the codec
 
 # message types
 SETPOINT, TRAJ_SEGMENT, HEARTBEAT, ENABLE, CONFIG, ESTOP, POSE_SETPOINT, GET_STATE, LIMITS, GET_BOOT = (
@@ -33,26 +32,29 @@ NACK_REASONS = {C["NACK_CRC"]: "CRC", C["NACK_LEN"]: "LEN", C["NACK_VER"]: "VER"
 FAULT_BITS = {C["FAULT_WATCHDOG"]: "WATCHDOG", C["FAULT_LIMIT"]: "LIMIT", C["FAULT_ESTOP"]: "ESTOP",
               C["FAULT_RX_OVERFLOW"]: "RX_OVERFLOW"}
 
+#: Every payload's layout, the one place Python spells it: (fixed head, repeated item) as
+#: little-endian ``struct`` formats; the item repeats for each joint / point / limit pair, BOOT's
+#: head is followed by the firmware id in ASCII. Field names follow pik_proto.h's pik_msg_* structs.
+LAYOUTS = {
+    "SETPOINT": ("<IBB", "i"),        # t_mcu_us, n, flags | q_mdeg[n]
+    "TRAJ_SEGMENT": ("<IHBB", "i"),   # t0_mcu_us, dt_us, n, k | q_mdeg[k * n], row-major
+    "HEARTBEAT": ("<I", ""),          # host_us
+    "ENABLE": ("<B", ""),             # on
+    "CONFIG": ("<HBB", "ii"),         # watchdog_ms, n, flags | (min_mdeg, max_mdeg)[n]
+    "POSE_SETPOINT": ("<I3i3i", ""),  # t_mcu_us, xyz_um[3], rpy_mdeg[3] (optional psi_mdeg i32: unused)
+    "LIMITS": ("<BB", "ii"),          # first, n | (min_mdeg, max_mdeg)[n]
+    "ACK": ("<HBBIIB", ""),           # acked_seq, state, faults, mcu_us, echo_host_us, queue_free
+    "NACK": ("<HB", ""),              # seq, reason
+    "STATE": ("<BBIB", "i"),          # state, faults, mcu_us, n | q_mdeg[n]
+    "BOOT": ("<BBHI", ""),            # proto_ver, reset_cause, boot_count, caps | firmware id
+}
 
-def crc16(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE (the C codec's; equals binascii.crc_hqx(data, 0xFFFF))."""
-    return _core.proto_crc16(bytes(data))
 
-
-def encode(msg_type: int, seq: int, payload: bytes = b"") -> bytes:
-    """One frame on the wire: COBS(ver | type | seq | payload | crc) + 0x00."""
-    return _core.proto_encode(int(msg_type), int(seq) & 0xFFFF, bytes(payload))
-
-
-class Parser:
-    """Byte-stream decoder (the C state machine): feed bytes, get complete frames and errors."""
-
-    def __init__(self) -> None:
-        self._p = _core.ProtoParser()
-
-    def feed(self, data: bytes) -> List[Tuple]:
-        """Returns [("frame", type, seq, payload) | ("error", reason_code, seq)] in arrival order."""
-        return self._p.feed(bytes(data))
+def _pack(name: str, head: Sequence[int], items: Sequence[int] = ()) -> bytes:
+    """A payload of LAYOUTS[name]: the head's fields, then the item repeated over ``items``."""
+    head_fmt, item_fmt = LAYOUTS[name]
+    count = len(items) // len(item_fmt) if item_fmt else 0
+    return struct.pack(head_fmt + item_fmt * count, *head, *items)
 
 
 # ------------------------------------------------------------------------------------------ payloads
@@ -102,7 +104,7 @@ def setpoint(q_mdeg: Sequence[int], t_mcu_us: int = 0, flags: int = 0) -> bytes:
     q = _int32s(q_mdeg, "q_mdeg", "mdeg")
     if len(q) > 255:
         raise ValueError(f"q_mdeg: at most 255 joints, got {len(q)}")
-    return struct.pack(f"<IBB{len(q)}i", int(t_mcu_us) & 0xFFFFFFFF, len(q), _uint(flags, 8, "flags"), *q)
+    return _pack("SETPOINT", (int(t_mcu_us) & 0xFFFFFFFF, len(q), _uint(flags, 8, "flags")), q)
 
 
 def traj_segment(points_mdeg: np.ndarray, dt_us: int, t0_mcu_us: int = 0) -> bytes:
@@ -111,16 +113,16 @@ def traj_segment(points_mdeg: np.ndarray, dt_us: int, t0_mcu_us: int = 0) -> byt
         raise ValueError(f"points_mdeg: expected shape (k, n), got {P.shape}")
     k, n = P.shape
     vals = _int32s(P, "points_mdeg", "mdeg")
-    return struct.pack(f"<IHBB{k * n}i", int(t0_mcu_us) & 0xFFFFFFFF, _uint(dt_us, 16, "dt_us", " us"),
-                       _uint(n, 8, "points_mdeg joints"), _uint(k, 8, "points_mdeg points"), *vals)
+    return _pack("TRAJ_SEGMENT", (int(t0_mcu_us) & 0xFFFFFFFF, _uint(dt_us, 16, "dt_us", " us"),
+                                  _uint(n, 8, "points_mdeg joints"), _uint(k, 8, "points_mdeg points")), vals)
 
 
 def heartbeat(host_us: int) -> bytes:
-    return struct.pack("<I", host_us & 0xFFFFFFFF)
+    return _pack("HEARTBEAT", (host_us & 0xFFFFFFFF,))
 
 
 def enable(on: bool) -> bytes:
-    return struct.pack("<B", 1 if on else 0)
+    return _pack("ENABLE", (1 if on else 0,))
 
 
 def config(watchdog_ms: int, limits_mdeg: Optional[np.ndarray], thin_acks: bool = False) -> bytes:
@@ -130,15 +132,15 @@ def config(watchdog_ms: int, limits_mdeg: Optional[np.ndarray], thin_acks: bool 
     L = np.zeros((0, 2), dtype=np.int64) if limits_mdeg is None else np.asarray(limits_mdeg)
     if len(L) > C["MAX_CONFIG_JOINTS"]:
         raise ValueError(f"limits_mdeg: CONFIG carries at most {C['MAX_CONFIG_JOINTS']} joints; use LIMITS")
-    return struct.pack(f"<HBB{2 * len(L)}i", wd, len(L), C["CONFIG_F_THIN_ACK"] if thin_acks else 0,
-                       *_int32s(L, "limits_mdeg", "mdeg"))
+    return _pack("CONFIG", (wd, len(L), C["CONFIG_F_THIN_ACK"] if thin_acks else 0),
+                 _int32s(L, "limits_mdeg", "mdeg"))
 
 
 def limits(limits_mdeg: np.ndarray, first: int = 0) -> bytes:
     """LIMITS: (min, max) mdeg of joints first .. first + n - 1 (up to MAX_LIMITS_JOINTS)."""
     L = np.asarray(limits_mdeg)
-    return struct.pack(f"<BB{2 * len(L)}i", _uint(first, 8, "first"), _uint(len(L), 8, "limits_mdeg joints"),
-                       *_int32s(L, "limits_mdeg", "mdeg"))
+    return _pack("LIMITS", (_uint(first, 8, "first"), _uint(len(L), 8, "limits_mdeg joints")),
+                 _int32s(L, "limits_mdeg", "mdeg"))
 
 
 def pose_setpoint(xyz_um: Sequence[int], rpy_mdeg: Sequence[int], t_mcu_us: int = 0) -> bytes:
@@ -146,7 +148,7 @@ def pose_setpoint(xyz_um: Sequence[int], rpy_mdeg: Sequence[int], t_mcu_us: int 
     rpy = _int32s(rpy_mdeg, "rpy_mdeg", "mdeg")
     if len(xyz) != 3 or len(rpy) != 3:
         raise ValueError(f"xyz_um, rpy_mdeg: expected 3 values each, got {len(xyz)} and {len(rpy)}")
-    return struct.pack("<I6i", int(t_mcu_us) & 0xFFFFFFFF, *xyz, *rpy)
+    return _pack("POSE_SETPOINT", (int(t_mcu_us) & 0xFFFFFFFF, *xyz, *rpy))
 
 
 @dataclass
@@ -186,15 +188,17 @@ def decode(msg_type: int, payload: bytes):
     """The device->host message as a dataclass (Ack, Nack, State, Boot); ValueError when malformed."""
     try:
         if msg_type == ACK:
-            return Ack(*struct.unpack_from("<HBBIIB", payload))
+            return Ack(*struct.unpack_from(LAYOUTS["ACK"][0], payload))
         if msg_type == NACK:
-            return Nack(*struct.unpack_from("<HB", payload))
+            return Nack(*struct.unpack_from(LAYOUTS["NACK"][0], payload))
         if msg_type == STATE:
-            state, faults, mcu_us, n = struct.unpack_from("<BBIB", payload)
-            return State(state, faults, mcu_us, struct.unpack_from(f"<{n}i", payload, 7))
+            head, item = LAYOUTS["STATE"]
+            state, faults, mcu_us, n = struct.unpack_from(head, payload)
+            return State(state, faults, mcu_us, struct.unpack_from("<" + item * n, payload, struct.calcsize(head)))
         if msg_type == BOOT:
-            ver, cause, count, caps = struct.unpack_from("<BBHI", payload)
-            return Boot(ver, cause, count, caps, payload[8:].decode("ascii", "replace"))
+            head = LAYOUTS["BOOT"][0]
+            ver, cause, count, caps = struct.unpack_from(head, payload)
+            return Boot(ver, cause, count, caps, payload[struct.calcsize(head):].decode("ascii", "replace"))
     except struct.error as exc:
         raise ValueError(f"malformed payload of type 0x{msg_type:02x}: {exc}") from None
     raise ValueError(f"unknown device message type 0x{msg_type:02x}")

@@ -24,7 +24,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Union
 
 import numpy as np
 
-from piperik.poses import UM_PER_M, _vector, q_to_mdeg  # the package's own argument checks and units
+from piperik.poses import UM_PER_M, q_to_mdeg  # the package's units (public)
 
 from . import protocol as P
 
@@ -39,12 +39,27 @@ except ImportError as exc:  # pragma: no cover - pyserial is a dependency
     raise ImportError("firmware_bridge needs pyserial: pip install pyserial") from exc
 
 
-class BridgeError(RuntimeError):
+class LinkError(RuntimeError):
+    """Any failure of the serial link: the base of :class:`BridgeError` (detected by the host) and
+    :class:`DeviceError` (reported by the device). ``except LinkError`` catches both."""
+
+
+class BridgeError(LinkError):
     """Detected by the host: no answer, a lost link, a handshake that failed."""
 
 
-class DeviceError(BridgeError):
+class DeviceError(LinkError):
     """Reported by the device: a NACK, a fault or a state that forbids the request."""
+
+
+def _finite_vector(value, n: int, name: str) -> np.ndarray:
+    """value as n finite float64 numbers, else ValueError naming the argument."""
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.shape != (n,):
+        raise ValueError(f"{name}: expected {n} numbers, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: contains NaN or infinity")
+    return arr
 
 
 @dataclass
@@ -213,7 +228,7 @@ class Streamer:
                 self.open()
                 self.stats.reconnects += 1
                 return
-            except (OSError, serial.SerialException, BridgeError):
+            except (OSError, serial.SerialException, LinkError):  # a refused handshake too
                 if time.monotonic() + delay > deadline:
                     raise BridgeError(f"link lost ({why}) and not restored within {self.max_reconnect_s} s") from None
                 time.sleep(delay)
@@ -367,12 +382,12 @@ class Streamer:
 
     def send_pose(self, xyz_m, rpy_rad, t_mcu_us: int = 0) -> int:
         """A POSE_SETPOINT: the device solves piperik's IK itself (flange pose, R = Rz Ry Rx)."""
-        xyz = _vector(xyz_m, 3, "xyz_m")
+        xyz = _finite_vector(xyz_m, 3, "xyz_m")
         if not np.all(np.abs(xyz) * UM_PER_M <= P.INT32_MAX):
             raise ValueError(f"xyz_m: each coordinate must lie within +-{P.INT32_MAX / UM_PER_M:.3f} m "
                              f"(int32 in 0.001 mm on the wire), got {xyz.tolist()}")
         xyz_um = np.rint(xyz * UM_PER_M).astype(np.int64)
-        rpy_mdeg = q_to_mdeg(_vector(rpy_rad, 3, "rpy_rad"))
+        rpy_mdeg = q_to_mdeg(_finite_vector(rpy_rad, 3, "rpy_rad"))
         seq = self._next_seq()
         self._write(P.encode(P.POSE_SETPOINT, seq, P.pose_setpoint(xyz_um, rpy_mdeg, t_mcu_us)))
         self._outstanding[seq] = time.monotonic()
@@ -411,7 +426,7 @@ class Streamer:
             try:
                 self.send_setpoint(to_mdeg(q))
                 self.poll()
-            except BridgeError as exc:
+            except LinkError as exc:
                 self._reconnect(str(exc))
                 break
             if stop_on_reset and (self._boot_seen_event or self.needs_enable):
@@ -429,14 +444,14 @@ class Streamer:
                 time.sleep(min(delay, 0.0002))
                 try:
                     self.poll()
-                except BridgeError as exc:
+                except LinkError as exc:
                     self._reconnect(str(exc))
                     return self.stats
         deadline = time.monotonic() + drain_s
         while self._outstanding and time.monotonic() < deadline:
             try:
                 self.poll()
-            except BridgeError:
+            except LinkError:
                 break
             time.sleep(0.001)
         return self.stats

@@ -32,6 +32,7 @@ __all__ = [
     "Selection",
     "Solution",
     "__version__",
+    "get_include",
     "pose_from_piper_units",
     "pose_from_xyz_rpy",
     "pose_to_piper_units",
@@ -39,3 +40,19 @@ __all__ = [
     "q_from_mdeg",
     "q_to_mdeg",
 ]
+
+
+def get_include() -> str:
+    """Directory of the C core's public headers (``piperik/*.h``), for extensions that call the
+    compiled core: ``include_dirs=[piperik.get_include()]`` with ``from piperik.ccore cimport *``
+    (Cython) or ``PyCapsule_Import("piperik._core._C_API")`` (C, see ``piperik/pik_capi.h``)."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    shipped = here / "include"  # the wheel's copy (setup.py's build_py)
+    if (shipped / "piperik" / "pik_capi.h").is_file():
+        return str(shipped)
+    source = here.parent / "csrc" / "include"  # an editable install or a source checkout
+    if (source / "piperik" / "pik_capi.h").is_file():
+        return str(source)
+    raise RuntimeError(f"piperik's C headers are missing from {shipped}: reinstall piperik")

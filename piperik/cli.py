@@ -13,6 +13,13 @@
                                               output line: its device path)
     piperik stream --port PATH --robot piper --demo --rate 500 --seconds 2
                                               stream a demo motion to a device, print the counts
+                                              (added by firmware_bridge.cli: "piperik.commands")
+    piperik drive --can can0 --line "X Y Z R P Y" "X Y Z R P Y" [--deg]
+                                              drive a PiPER over CAN (piper_sdk): to the first pose,
+                                              then straight lines through the others (--sim: the
+                                              simulated arm on a virtual bus)
+    piperik drive --can can0 --follow         teleoperation: one pose "X Y Z R P Y" per stdin line
+                                              (the newest each tick; --one-per-tick plays a recording)
 """
 from __future__ import annotations
 
@@ -26,19 +33,33 @@ import numpy as np
 
 from . import __version__
 from ._core import NoSolutionError
-from .poses import (MDEG_PER_RAD, pose_from_piper_units, pose_from_xyz_rpy, pose_to_piper_units, pose_to_xyz_rpy,
+from .poses import (pose_from_piper_units, pose_from_xyz_rpy, pose_to_piper_units, pose_to_xyz_rpy,
                     q_from_mdeg, _rotation_angle)
 from .robots import Iiwa14, Nero, Piper
 
-ROBOTS = {"piper": Piper, "nero": Nero, "iiwa14": Iiwa14}
+ROBOTS = {"piper": Piper, "piper_h": Piper, "piper_l": Piper, "nero": Nero, "iiwa14": Iiwa14}
+
+
+def _tool_arg(args):
+    """--tool X Y Z R P Y: the flange -> TCP transform (xyz [m], rpy [rad, or deg with --deg])."""
+    tool = getattr(args, "tool", None)
+    if tool is None:
+        return None
+    rpy = np.radians(tool[3:]) if getattr(args, "deg", False) else np.asarray(tool[3:])
+    return np.concatenate([np.asarray(tool[:3], dtype=float), rpy])
 
 
 def _make_arm(args):
+    tool = _tool_arg(args)
     if args.robot == "piper":
-        return Piper(legacy_zero=args.legacy_zero)
+        return Piper(legacy_zero=args.legacy_zero, tool=tool)
     if args.legacy_zero:
         raise SystemExit("piperik: --legacy-zero applies to --robot piper only")
-    return ROBOTS[args.robot]()
+    if args.robot in ("piper_h", "piper_l"):
+        return Piper(variant=args.robot[-1], tool=tool)
+    if args.legacy_zero:
+        raise SystemExit("piperik: --legacy-zero applies to --robot piper only")
+    return ROBOTS[args.robot](tool=tool)
 
 
 def _fmt_q(q: Sequence[float], deg: bool = False) -> str:
@@ -113,7 +134,7 @@ DEMO_Q = {
 def cmd_demo(args) -> int:
     arm = _make_arm(args)
     print(f"piperik {__version__} demo on {arm!r}: every closed-form IK solution, the selected one, FK checks")
-    q_demo = [np.array(q) for q in DEMO_Q[args.robot]]
+    q_demo = [np.array(q) for q in DEMO_Q["piper" if args.robot.startswith("piper") else args.robot]]
     q_current = q_demo[0] + 0.05
     for k, q in enumerate(q_demo):
         T = arm.fk(q)
@@ -291,7 +312,8 @@ def cmd_fk(args) -> int:
         return 2
     xyz, rpy = pose_to_xyz_rpy(T)
     np.set_printoptions(precision=6, suppress=True)
-    print(f"q = {_fmt_q(q)} rad\nflange pose (base frame):\n{T}")
+    what = "TCP pose (--tool)" if getattr(args, "tool", None) is not None else "flange pose"
+    print(f"q = {_fmt_q(q)} rad\n{what} (base frame):\n{T}")
     print(f"xyz {xyz} m, rpy {np.degrees(rpy)} deg (R = Rz(yaw) Ry(pitch) Rx(roll))")
     print(f"PiPER units (0.001 mm, 0.001 deg): {pose_to_piper_units(T).tolist()}")
     if arm.dof == 6:
@@ -362,39 +384,166 @@ def cmd_firmware_sim(args) -> int:
     return int(_core.fw_sim_run(args.robot))
 
 
-def cmd_stream(args) -> int:
-    from firmware_bridge.streamer import BridgeError, Streamer
-
-    arm = _make_arm(args)
-    if not args.demo:
-        print("piperik stream: only --demo is implemented on the command line; use "
-              "firmware_bridge.Streamer from Python for your own motions", file=sys.stderr)
-        return 2
-    # rounded inward, so the device never allows more than the model does
-    lim = np.stack([np.ceil(arm.lower * MDEG_PER_RAD), np.floor(arm.upper * MDEG_PER_RAD)], axis=1)
+def _parse_pose6(text: str, deg: bool, what: str) -> np.ndarray:
+    parts = text.replace(",", " ").split()
     try:
-        with Streamer(args.port, baudrate=args.baud) as link:
-            link.configure(watchdog_ms=args.watchdog_ms, limits_mdeg=lim)
-            link.enable()
-            st = link.state()
-            q0 = q_from_mdeg(st.q_mdeg) if st else np.zeros(arm.dof)
-            if len(q0) != arm.dof:
-                print(f"piperik stream: the device has {len(q0)} joints, --robot {args.robot} {arm.dof}",
-                      file=sys.stderr)
-                return 2
-            n = int(round(args.seconds * args.rate))
-            t = np.arange(n) / args.rate
-            signs = np.where(np.arange(arm.dof) % 2 == 0, 1.0, -1.0)
-            # a gentle sway about the device's current position, starting with zero velocity offset
-            Q = q0[None] + 0.1 * np.sin(2 * np.pi * 0.5 * t)[:, None] * signs[None]
-            Q = np.clip(Q, arm.lower + 1e-3, arm.upper - 1e-3)
-            stats = link.stream(Q, args.rate)
-            link.enable(False)
-    except (BridgeError, OSError, ValueError) as exc:
-        print(f"piperik stream: {exc}", file=sys.stderr)
+        vals = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"{what}: expected six numbers 'X Y Z R P Y', got {text!r}") from None
+    if len(vals) != 6:
+        raise ValueError(f"{what}: expected six numbers 'X Y Z R P Y' (xyz [m], roll pitch yaw "
+                         f"[{'deg' if deg else 'rad'}]), got {len(vals)} in {text!r}")
+    rpy = np.radians(vals[3:]) if deg else np.asarray(vals[3:])
+    return pose_from_xyz_rpy(vals[:3], rpy)
+
+
+def _ik_named(drv, T, what: str) -> np.ndarray:
+    """The solution nearest the measured joints, with the limit margin; NoSolutionError naming the pose."""
+    try:
+        return drv.arm.ik(T, drv.q_measured_rad, limit_margin=drv.limit_margin_rad)
+    except NoSolutionError as exc:
+        raise NoSolutionError(f"{what}: {exc}") from None
+
+
+class _StatusLine:
+    """The live status line on stderr: rate, period error, smallest joint margin, hold reason."""
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.width = 0
+
+    def __call__(self, st: dict) -> None:
+        m = np.degrees(st["margins_rad"])
+        j = int(np.argmin(m))
+        text = (f"rate {st['rate_hz']:6.1f} Hz | period error p50 {st['period_error_p50_ms']:.3f} ms "
+                f"p99 {st['period_error_p99_ms']:.3f} ms | smallest joint margin {m[j]:5.1f} deg (joint {j + 1})"
+                + (f" | HOLD: {st['hold']}" if st["hold"] else ""))
+        self.width = max(self.width, len(text))
+        self.stream.write("\r" + text.ljust(self.width))
+        self.stream.flush()
+
+    def end(self) -> None:
+        if self.width:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def cmd_drive(args) -> int:
+    try:
+        from .agilex import DriveError, PiperDriver, SimulatedPiper
+    except ImportError as exc:  # pragma: no cover - without the extra
+        print(f"piperik drive: needs piper_sdk and python-can: pip install 'piperik[agilex]' ({exc})", file=sys.stderr)
         return 2
-    print(stats.summary())
-    return 0 if stats.drops == 0 and stats.resets == 0 else 1
+    if (args.line is None) == (not args.follow):
+        print("piperik drive: give --line POSE POSE [...] or --follow", file=sys.stderr)
+        return 2
+    if args.one_per_tick and not args.follow:
+        print("piperik drive: --one-per-tick goes with --follow", file=sys.stderr)
+        return 2
+    sim = None
+    status = _StatusLine()
+    drv = None
+    try:
+        line = [_parse_pose6(t, args.deg, "--line") for t in args.line] if args.line else []
+        if args.sim:
+            import uuid
+
+            # a new name each time: piper_sdk keeps one interface (and its reader thread) per channel name
+            channel, interface = f"piperik-sim-{uuid.uuid4().hex[:8]}", "virtual"
+            sim = SimulatedPiper(channel)
+            print(f"simulated PiPER on virtual CAN channel {channel!r} (firmware {sim.firmware_version})")
+        else:
+            channel, interface = args.can, args.interface
+        drv = PiperDriver.from_channel(
+            channel, interface=interface, rate_hz=args.rate, limit_margin_rad=np.radians(args.margin_deg),
+            max_velocity_rad_s=args.max_velocity, max_acceleration_rad_s2=args.max_acceleration,
+            legacy_zero=True if args.legacy_zero else None, tool=_tool_arg(args), fast_mode=args.fast,
+            on_status=status)
+        print(f"connected: firmware {drv.firmware_version or '?'}, model {drv.arm!r}, joints "
+              f"{_fmt_q(np.degrees(drv.q_measured_rad))} deg; rate {args.rate:g} Hz, |qd| <= {args.max_velocity:g} rad/s, "
+              f"|qdd| <= {args.max_acceleration:g} rad/s^2, limit margin {args.margin_deg:g} deg")
+        if line:
+            q_first = _ik_named(drv, line[0], "--line pose 1")
+            print("to the first pose (joint-space move) ...")
+            rep = drv.move_joints(q_first)
+            status.end()
+            print("  " + rep.summary())
+            if len(line) > 1:
+                print(f"straight line{'s' if len(line) > 2 else ''} through {len(line) - 1} more pose(s) ...")
+                rep = drv.move_to_pose(line[-1], via=line[1:-1])
+                status.end()
+                print("  " + rep.summary())
+        elif args.one_per_tick:
+            def poses():
+                for n, text in enumerate(sys.stdin, 1):
+                    if text.strip() and not text.lstrip().startswith("#"):
+                        yield _parse_pose6(text, args.deg, f"stdin line {n}")
+
+            it = poses()
+            first = next(it, None)
+            if first is None:
+                print("piperik drive: no pose on stdin", file=sys.stderr)
+                return 2
+            print("to the first pose (joint-space move) ...")
+            rep = drv.move_joints(_ik_named(drv, first, "stdin line 1"))
+            status.end()
+            print("following stdin, one pose per tick ...")
+            rep = drv.follow(it, args.rate)
+            status.end()
+            print("  " + rep.summary())
+        else:
+            import threading
+
+            latest = {"T": None, "eof": False, "done": False}
+            ready = threading.Event()
+
+            def reader():
+                for n, text in enumerate(sys.stdin, 1):
+                    if not text.strip() or text.lstrip().startswith("#"):
+                        continue
+                    try:
+                        latest["T"] = _parse_pose6(text, args.deg, f"stdin line {n}")
+                        ready.set()
+                    except ValueError as exc:
+                        print(f"\npiperik drive: {exc} (line skipped)", file=sys.stderr)
+                latest["eof"] = True
+                ready.set()
+
+            threading.Thread(target=reader, daemon=True).start()
+            print("following poses from stdin, the newest line each tick (end with EOF / Ctrl-D) ...")
+            ready.wait()
+            if latest["T"] is None:
+                print("piperik drive: no pose on stdin", file=sys.stderr)
+                return 2
+            print("to the first pose (joint-space move) ...")
+            rep = drv.move_joints(_ik_named(drv, latest["T"], "the first pose on stdin"))
+            status.end()
+
+            def source(t_s):
+                if latest["done"]:
+                    return None
+                latest["done"] = latest["eof"]   # one more tick on the last pose after EOF
+                return latest["T"]
+
+            rep = drv.follow(source, args.rate)
+            status.end()
+            print("  " + rep.summary())
+        for h in (rep.holds if rep else []):
+            print(f"  held {h.ticks} tick(s) from tick {h.tick}: {h.reason}")
+    except KeyboardInterrupt:
+        status.end()
+        print("piperik drive: interrupted; the arm is at rest, holding its last command", file=sys.stderr)
+        return 130
+    except (ValueError, DriveError) as exc:  # NoSolutionError is a ValueError
+        status.end()
+        print(f"piperik drive: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if drv is not None:
+            drv.close()
+        if sim is not None:
+            sim.close()
+    return 0
 
 
 def _int_in(lo: int, hi: Optional[int], what: str):
@@ -416,11 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"piperik {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
-    def common(p):
-        p.add_argument("--robot", choices=sorted(ROBOTS), default="piper", help="arm model (default: piper)")
-        p.add_argument("--legacy-zero", action="store_true",
-                       help="PiPER joint zeros of firmware before S-V1.6-3 (piper_sdk dh_is_offset=0)")
-        p.add_argument("--deg", action="store_true", help="angles in degrees instead of radians")
+    common = add_arm_arguments
 
     p = sub.add_parser("demo", help="solve a few poses and a short line, with timings and checks")
     common(p)
@@ -437,7 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--psi", type=float, help="7-DOF arm angle [rad, or deg with --deg]; default: chosen")
     p.set_defaults(func=cmd_ik)
 
-    p = sub.add_parser("fk", help="flange pose of joint angles")
+    p = sub.add_parser("fk", help="flange (or --tool TCP) pose of joint angles")
     common(p)
     p.add_argument("q", nargs="+", type=float, help="the joint angles [rad, or --deg, or --mdeg]")
     p.add_argument("--mdeg", action="store_true", help="angles in the PiPER's 0.001 deg units")
@@ -461,16 +606,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--link", help="also create this symlink to the pty (a stable path across restarts)")
     p.set_defaults(func=cmd_firmware_sim)
 
-    p = sub.add_parser("stream", help="stream a demo motion to a device over serial")
-    common(p)
-    p.add_argument("--port", required=True, help="device path, pyserial URL or USB VID:PID")
-    p.add_argument("--baud", type=int, default=921600)
-    p.add_argument("--demo", action="store_true", help="stream the demo motion")
-    p.add_argument("--rate", type=float, default=500.0, help="setpoints per second (default 500)")
-    p.add_argument("--seconds", type=float, default=2.0)
-    p.add_argument("--watchdog-ms", type=_int_in(0, 65535, "the watchdog period [ms]"), default=100,
-                   help="device watchdog period [ms], 0 .. 65535 (0 keeps the device's; default 100)")
-    p.set_defaults(func=cmd_stream)
+    p = sub.add_parser("drive", help="drive a PiPER over CAN with piper_sdk (or the simulated arm: --sim)")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--can", metavar="CHANNEL", help="CAN channel of the arm, e.g. can0")
+    where.add_argument("--sim", action="store_true", help="drive the simulated PiPER on a virtual CAN bus")
+    p.add_argument("--interface", default="socketcan", help="python-can interface (socketcan, slcan, ...)")
+    p.add_argument("--line", nargs="+", metavar="'X Y Z R P Y'",
+                   help="poses: xyz [m], roll pitch yaw [rad, or --deg]; a joint-space move to the first, "
+                        "then straight lines through the others")
+    p.add_argument("--follow", action="store_true",
+                   help="follow poses read from stdin, one per line: each tick the newest line (a live producer)")
+    p.add_argument("--one-per-tick", action="store_true",
+                   help="with --follow: every stdin line is one tick's pose (a recorded stream, played at --rate)")
+    p.add_argument("--deg", action="store_true", help="roll, pitch, yaw in degrees")
+    p.add_argument("--rate", type=float, default=200.0, help="command rate [Hz] (default 200)")
+    p.add_argument("--max-velocity", type=float, default=1.5, help="per-joint speed limit [rad/s] (default 1.5)")
+    p.add_argument("--max-acceleration", type=float, default=2.5,
+                   help="per-joint acceleration limit [rad/s^2] (default 2.5)")
+    p.add_argument("--margin-deg", type=float, default=1.0, help="distance kept from every joint limit [deg]")
+    p.add_argument("--legacy-zero", action="store_true",
+                   help="force the joint zeros of firmware before S-V1.6-3 (default: read the firmware version)")
+    p.add_argument("--fast", action="store_true", help="the SDK's fast joint mode (MIT flag 0xAD)")
+    p.add_argument("--tool", nargs=6, type=float, metavar=("X", "Y", "Z", "R", "P", "Y"),
+                   help="tool centre point in the flange frame: xyz [m], rpy [rad, or deg with --deg]")
+    p.set_defaults(func=cmd_drive)
 
     p = sub.add_parser("check", help="cross-check the model against a URDF with Pinocchio")
     common(p)
@@ -480,7 +639,54 @@ def build_parser() -> argparse.ArgumentParser:
                    help="random configurations, >= 1 (default 1000)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_check)
+
+    for register in _command_plugins():
+        register(sub)
     return ap
+
+
+# ---- commands of other packages ------------------------------------------------------------------
+# A package adds commands through the entry point group "piperik.commands": each entry point names a
+# function register(subparsers) that adds its subparsers (firmware_bridge.cli adds `stream`). piperik
+# imports no such package itself, so none of them forms an import cycle with it. The helpers below are
+# the stable API such a command uses.
+
+
+def add_arm_arguments(p: argparse.ArgumentParser) -> None:
+    """--robot, --legacy-zero, --deg and --tool, as every arm command has them; see :func:`arm_from_args`."""
+    p.add_argument("--robot", choices=sorted(ROBOTS), default="piper", help="arm model (default: piper)")
+    p.add_argument("--legacy-zero", action="store_true",
+                   help="PiPER joint zeros of firmware before S-V1.6-3 (piper_sdk dh_is_offset=0)")
+    p.add_argument("--deg", action="store_true", help="angles in degrees instead of radians")
+    p.add_argument("--tool", nargs=6, type=float, metavar=("X", "Y", "Z", "R", "P", "Y"),
+                   help="tool centre point in the flange frame: xyz [m], rpy [rad, or deg with --deg]; "
+                        "poses are then the TCP's")
+
+
+def arm_from_args(args):
+    """The arm that :func:`add_arm_arguments`' options name (a usage error for a bad combination)."""
+    return _make_arm(args)
+
+
+def int_in(lo: int, hi: Optional[int], what: str):
+    """argparse type: an integer in [lo, hi] (hi None: no upper bound), else a usage error saying so."""
+    return _int_in(lo, hi, what)
+
+
+def _command_plugins():
+    """The register functions of the "piperik.commands" entry points, by name. One that fails to load
+    is reported on stderr and skipped: the built-in commands keep working."""
+    from importlib.metadata import entry_points
+
+    eps = entry_points()
+    group = eps.select(group="piperik.commands") if hasattr(eps, "select") else eps.get("piperik.commands", ())
+    out = []
+    for ep in sorted(group, key=lambda e: e.name):
+        try:
+            out.append(ep.load())
+        except Exception as exc:  # a broken plugin must not take the whole CLI down
+            print(f"piperik: commands of {ep.value} not loaded: {exc}", file=sys.stderr)
+    return out
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -19,6 +19,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from . import _core
+from .poses import pose_from_xyz_rpy
 from ._core import NoSolutionError
 from .models import MODELS_DIR
 
@@ -128,6 +129,26 @@ class Selection:
     branch_switched: bool = False #: a discontinuous change of branch against q_current
 
 
+def _tool_matrix(tool) -> Optional[np.ndarray]:
+    """The tool argument of the arm constructors: None, a 4x4 transform, or (x, y, z, roll, pitch,
+    yaw) in metres and radians (R = Rz(yaw) Ry(pitch) Rx(roll), as :func:`pose_from_xyz_rpy`)."""
+    if tool is None:
+        return None
+    if hasattr(tool, "homogeneous"):  # pinocchio.SE3
+        tool = tool.homogeneous
+    try:
+        arr = np.asarray(tool, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"tool: expected a 4x4 transform or (x, y, z, roll, pitch, yaw), got {tool!r}") from None
+    if arr.shape == (6,):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("tool: (x, y, z, roll, pitch, yaw) must be finite")
+        return pose_from_xyz_rpy(arr[:3], arr[3:])
+    if arr.shape != (4, 4):
+        raise ValueError(f"tool: expected a 4x4 transform or (x, y, z, roll, pitch, yaw), got shape {arr.shape}")
+    return arr
+
+
 class Piper:
     """The AgileX PiPER (6-DOF, spherical wrist, 21.98 mm elbow offset).
 
@@ -135,8 +156,15 @@ class Piper:
     S-V1.6-3 and later (piper_sdk ``dh_is_offset=1``); ``legacy_zero=True`` selects the zeros of
     older firmware (``dh_is_offset=0``: joint 2 and 3 offsets -174.22 and -100.78 deg). A wrong
     choice costs about 10 mm at the flange. Joint limits are piper_sdk's soft limits.
+    ``variant="h"`` / ``"l"``: the PiPER H / PiPER L (AgileX's firmware tables: the same layout with
+    a longer forearm and flange (H) or upper arm and forearm (L)); the PiPER X has an offset wrist and
+    is refused. :meth:`from_dh` builds one from a modified-DH table (calibrated lengths).
 
-    Poses are the flange (DH frame 6, URDF ``link6``, the firmware's "end pose") in the base frame.
+    Poses are the flange (DH frame 6, URDF ``link6``, the firmware's "end pose") in the base frame,
+    or, with ``tool`` (a 4x4 flange -> TCP transform or ``(x, y, z, roll, pitch, yaw)`` [m, rad]),
+    the tool centre point's: :meth:`fk` returns it and every IK entry point takes it, composed with
+    the tool exactly in the C core. Example, AgileX's parallel gripper (its SDK demo's TCP, 0.145 m
+    along the flange z; measure your own): ``Piper(tool=(0, 0, 0.145, 0, 0, 0))``.
     """
 
     dof: int = 6
@@ -146,25 +174,118 @@ class Piper:
     DEFAULT_MAX_VELOCITY: Tuple[float, ...] = (3.0,) * 6
     DEFAULT_MAX_ACCELERATION: Tuple[float, ...] = (5.0,) * 6
 
-    def __init__(self, legacy_zero: bool = False) -> None:
+    #: the AgileX arms of the PiPER's layout (spherical wrist): variant -> (core factory, URDF)
+    _VARIANTS = {"h": ("piper_h", "piper_h.urdf"), "l": ("piper_l", "piper_l.urdf")}
+    #: Craig modified-DH twists of the PiPER layout (row i: Rx(alpha) Tx(a) Rz(q + offset) Tz(d))
+    DH_ALPHA_RAD: Tuple[float, ...] = (0.0, -np.pi / 2, 0.0, np.pi / 2, -np.pi / 2, np.pi / 2)
+
+    def __init__(self, legacy_zero: bool = False, *, variant: Optional[str] = None, tool=None) -> None:
         if not isinstance(legacy_zero, (bool, np.bool_)):
             raise ValueError(f"legacy_zero: expected True or False, got {legacy_zero!r}")
-        self._arm = _core.Arm6.piper(bool(legacy_zero))
-        self.legacy_zero = bool(legacy_zero)
-        self.name = self._arm.name
+        if variant is None:
+            arm = _core.Arm6.piper(bool(legacy_zero))
+            urdf = "piper_legacy_zero.urdf" if legacy_zero else "piper.urdf"
+        elif isinstance(variant, str) and variant.lower() in self._VARIANTS:
+            if legacy_zero:
+                raise ValueError("legacy_zero: the old joint zeros exist for the original PiPER only, not variant "
+                                 f"{variant!r}")
+            factory, urdf = self._VARIANTS[variant.lower()]
+            arm = getattr(_core.Arm6, factory)()
+        elif isinstance(variant, str) and variant.lower() == "x":
+            raise ValueError("variant: the PiPER X has an offset wrist (its last three axes do not meet: a4 = "
+                             "0.27364 m, a5 = 0.07466 m, d6 = 0.03526 m in AgileX's table), outside the "
+                             "spherical-wrist class piperik solves in closed form")
+        else:
+            raise ValueError(f"variant: expected None (the PiPER), 'h' (PiPER H) or 'l' (PiPER L), got {variant!r}")
+        self._setup(arm, bool(legacy_zero), None if variant is None else variant.lower(), tool,
+                    MODELS_DIR / urdf)
+
+    def _setup(self, arm, legacy_zero: bool, variant: Optional[str], tool, urdf_path: Optional[Path]) -> None:
+        tool_T = _tool_matrix(tool)
+        if tool_T is not None:
+            arm = arm.with_tool(tool_T)
+        self._arm = arm
+        self.legacy_zero = legacy_zero
+        #: None (the PiPER), "h" or "l", or "custom" for :meth:`from_dh`
+        self.variant = variant
+        self.name = arm.name
         #: joint limits [rad], shape (6,); per instance and read-only (the solver uses its own copy)
-        self.lower: np.ndarray = _readonly(self._arm.lower)
-        self.upper: np.ndarray = _readonly(self._arm.upper)
+        self.lower: np.ndarray = _readonly(arm.lower)
+        self.upper: np.ndarray = _readonly(arm.upper)
         #: timing limits [rad/s], [rad/s^2], shape (6,), per instance and read-only
         #: (for other limits pass your own arrays to ``time_parameterize``)
         self.max_velocity: np.ndarray = _readonly(self.DEFAULT_MAX_VELOCITY)
         self.max_acceleration: np.ndarray = _readonly(self.DEFAULT_MAX_ACCELERATION)
         #: a URDF shipped in the package whose chain equals this model (Pinocchio FK of
-        #: ``ee_frame`` equals :meth:`fk` to 1e-12)
-        self.urdf_path: Path = MODELS_DIR / ("piper_legacy_zero.urdf" if legacy_zero else "piper.urdf")
+        #: ``ee_frame`` equals :meth:`fk` to 1e-12); None for a model from :meth:`from_dh`
+        self.urdf_path: Optional[Path] = urdf_path
+
+    @classmethod
+    def from_dh(cls, dh, *, lower=None, upper=None, tool=None) -> "Piper":
+        """An arm of the PiPER's layout from its modified-DH table: calibrated lengths or joint zeros
+        of your unit, or another arm of the same shape.
+
+        ``dh``: 6 rows ``(d, a, alpha, theta_offset)`` [m, rad], link transform ``Rx(alpha) Tx(a)
+        Rz(q + theta_offset) Tz(d)`` (the layout of AgileX's ``ROBOT_MDH_PRESET`` and of piper_sdk):
+        alphas (0, -pi/2, 0, pi/2, -pi/2, pi/2); ``a`` zero but in rows 3 (upper arm) and 4 (elbow
+        offset); ``d`` zero but in rows 1 (base height), 4 (forearm) and 6 (flange). A table of
+        another shape is refused with a ``ValueError`` naming the entry and the rule (a shoulder
+        offset, a lateral offset or an offset wrist is outside this solver). ``lower`` / ``upper``:
+        joint limits [rad] (default the PiPER's). ``tool``: as in the constructor.
+        """
+        try:
+            D = np.asarray(dh, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"dh: expected 6 rows (d, a, alpha, theta_offset) of numbers, got {dh!r}") from None
+        if D.shape != (6, 4):
+            raise ValueError(f"dh: expected 6 rows (d, a, alpha, theta_offset), got shape {D.shape}")
+        if not np.all(np.isfinite(D)):
+            raise ValueError("dh: every entry must be finite")
+        tol = 1e-9
+        for i in range(6):
+            d, a, alpha = (float(v) for v in D[i, :3])
+            if abs(alpha - cls.DH_ALPHA_RAD[i]) > tol:
+                raise ValueError(f"dh[{i}].alpha = {alpha!r}: the PiPER layout needs {cls.DH_ALPHA_RAD[i]!r} "
+                                 "(alphas 0, -pi/2, 0, pi/2, -pi/2, pi/2)")
+            if i in (0, 1) and abs(a) > tol:
+                raise ValueError(f"dh[{i}].a = {a!r}: a shoulder offset (OPW a1) is outside this solver; "
+                                 "rows 1 and 2 need a = 0")
+            if i in (4, 5) and abs(a) > tol:
+                raise ValueError(f"dh[{i}].a = {a!r}: an offset wrist is outside the spherical-wrist class; "
+                                 "rows 5 and 6 need a = 0")
+            if i in (1, 2) and abs(d) > tol:
+                raise ValueError(f"dh[{i}].d = {d!r}: a lateral offset (OPW b) is outside this solver; "
+                                 "rows 2 and 3 need d = 0")
+            if i == 4 and abs(d) > tol:
+                raise ValueError(f"dh[{i}].d = {d!r}: the wrist axes must meet (row 5 needs d = 0)")
+        base = _core.Arm6.piper(False)
+        arm = _core.Arm6.from_params(D[0, 0], D[2, 1], D[3, 1], D[3, 0], D[5, 0], D[:, 3],
+                                     base.lower if lower is None else lower, base.upper if upper is None else upper)
+        out = cls.__new__(cls)
+        out._setup(arm, False, "custom", tool, None)
+        out._dh = D.copy()
+        return out
 
     def __repr__(self) -> str:
-        return f"Piper(legacy_zero={self.legacy_zero})"
+        tool = f", tool={self.tool.tolist()}" if self._arm.has_tool else ""
+        if self.variant == "custom":
+            return f"Piper.from_dh({self._dh.tolist()}{tool})"
+        variant = f", variant={self.variant!r}" if self.variant else ""
+        return f"Piper(legacy_zero={self.legacy_zero}{variant}{tool})"
+
+    @property
+    def tool(self) -> np.ndarray:
+        """The flange -> TCP transform (4, 4); the identity without a tool. A copy."""
+        return self._arm.tool
+
+    def with_tool(self, tool) -> "Piper":
+        """A new arm like this one (same model and limits) whose poses are those of ``tool`` (4x4 or
+        x, y, z, r, p, y; None: the flange)."""
+        out = type(self).__new__(type(self))
+        out._setup(self._arm.with_tool(None), self.legacy_zero, self.variant, tool, self.urdf_path)
+        if self.variant == "custom":
+            out._dh = self._dh.copy()
+        return out
 
     @property
     def geometry(self) -> dict:
@@ -174,7 +295,7 @@ class Piper:
     # -- kinematics ---------------------------------------------------------------------------
 
     def fk(self, q) -> np.ndarray:
-        """Flange pose(s): q of shape (6,) -> (4, 4); (N, 6) -> (N, 4, 4). q in rad."""
+        """Flange (or, with a tool, TCP) pose(s): q of shape (6,) -> (4, 4); (N, 6) -> (N, 4, 4). q in rad."""
         return self._arm.fk(q)
 
     def wrist_center(self, q) -> np.ndarray:
@@ -279,6 +400,12 @@ class _SrsArm:
     For each pose and psi there are up to 8 solutions: the signs of the canonical joints 2, 4 and 6
     ("global configuration" gc2, gc4, gc6, reported as the branch). When the wrist centre lies on
     the base axis the reference plane's azimuth is fixed to 0 (flag "reference").
+
+    ``lower`` / ``upper`` (7,) replace the joint limits [rad]; ``tool`` (a 4x4 flange -> TCP
+    transform or ``(x, y, z, roll, pitch, yaw)`` [m, rad]) makes every pose the tool centre
+    point's: :meth:`fk` returns it and every IK entry point (``ik_all``, ``ik``, ``select``,
+    ``ik_batch``, ``ik_path``, ``feasible_arm_angles``, ``plan_cartesian``) takes it, composed with
+    the tool exactly in the C core.
     """
 
     dof: int = 7
@@ -286,10 +413,19 @@ class _SrsArm:
     _urdf_name: str = ""
     _factory = None
 
-    def __init__(self, lower=None, upper=None) -> None:
+    def __init__(self, lower=None, upper=None, *, tool=None) -> None:
         arm = type(self)._factory()
         if lower is not None or upper is not None:
             arm = arm.with_limits(arm.lower if lower is None else lower, arm.upper if upper is None else upper)
+        if isinstance(tool, str):
+            named = getattr(type(self), "NAMED_TOOLS", {})
+            if tool not in named:
+                raise ValueError(f"tool: {tool!r} is not a named tool of {type(self).__name__} "
+                                 f"(named: {sorted(named) or 'none'}); give a 4x4 or (x, y, z, roll, pitch, yaw)")
+            tool = named[tool]
+        tool_T = _tool_matrix(tool)
+        if tool_T is not None:
+            arm = arm.with_tool(tool_T)
         self._arm = arm
         self.name = arm.name
         #: joint limits [rad], shape (7,); per instance and read-only (the solver uses its own copy)
@@ -302,7 +438,18 @@ class _SrsArm:
         self.urdf_path: Path = MODELS_DIR / self._urdf_name
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        tool = f"tool={self.tool.tolist()}" if self._arm.has_tool else ""
+        return f"{type(self).__name__}({tool})"
+
+    @property
+    def tool(self) -> np.ndarray:
+        """The flange -> TCP transform (4, 4); the identity without a tool. A copy."""
+        return self._arm.tool
+
+    def with_tool(self, tool) -> "_SrsArm":
+        """A new arm like this one (same limits) whose poses are those of ``tool`` (4x4 or x, y, z,
+        r, p, y; None: the flange)."""
+        return type(self)(self.lower, self.upper, tool=tool)
 
     @property
     def geometry(self) -> dict:
@@ -310,7 +457,7 @@ class _SrsArm:
         return self._arm.geometry
 
     def fk(self, q) -> np.ndarray:
-        """Flange pose(s): q (7,) -> (4, 4); (N, 7) -> (N, 4, 4). q in rad."""
+        """Flange (or, with a tool, TCP) pose(s): q (7,) -> (4, 4); (N, 7) -> (N, 4, 4). q in rad."""
         return self._arm.fk(q)
 
     def arm_angle(self, q):
@@ -384,10 +531,14 @@ class _SrsArm:
 
     def ik_path(self, Ts, q_start, *, max_step_rad: float = 0.25, keep_branch: bool = True,
                 options: Optional[SelectOptions] = None, return_report: bool = False):
-        """Joint path (N, 7) for the poses Ts (N, 4, 4) from q_start (7,); the arm angle of each
-        sample is chosen nearest the previous solution. Same rules and errors as the 6-DOF
-        :meth:`Piper.ik_path`; with ``return_report=True`` returns ``(Q, report)`` where the report
-        also holds the arm angles ``psi`` (N,)."""
+        """Joint path (N, 7) for the poses Ts (N, 4, 4) from q_start (7,). Each sample's arm angle and
+        branch are first chosen nearest the previous solution; where that fails or one step is more
+        than 3x the mean step (a branch point: q2, q4 or q6 through 0), a global search over the arm
+        angles and branches of every sample takes the path with the smallest largest step, so a
+        continuous in-limit path is found where one exists (0.5-3 s for hundreds of samples; the
+        common case never runs it). Same rules and errors as the 6-DOF :meth:`Piper.ik_path`; with
+        ``return_report=True`` returns ``(Q, report)`` where the report also holds the arm angles
+        ``psi`` (N,)."""
         Q, report = self._path(Ts, q_start, max_step_rad, keep_branch, options)
         return _path_result(Q, report, return_report)
 
@@ -412,16 +563,21 @@ class _SrsArm:
 
 
 class Nero(_SrsArm):
-    """The AgileX NERO (7-DOF S-R-S): AgileX's open_nero URDF with pi/2 and pi exact.
+    """The AgileX NERO (7-DOF S-R-S): AgileX's open_nero URDF joints with pi/2 and pi exact.
 
-    Flange ``gripper_flange``, 0.032 m from the wrist centre along the tool z axis (perpendicular to
-    joint 7). Joint limits: the URDF's (= pyAgxArm configs/nero.json); pass ``lower=``/``upper=``
+    Flange: the one the NERO firmware and SDK report (``link7`` of AgileX's current description and
+    its firmware table), 0.0235 m past the wrist centre along joint 7's axis, with the last joint
+    frame's axes. open_nero's older ``gripper_flange`` (0.032 m from the wrist centre, permuted axes)
+    is the named tool ``Nero(tool="gripper_flange")``. Joint limits: the URDF's (= pyAgxArm configs/nero.json); pass ``lower=``/``upper=``
     for others, e.g. ``Nero(*Nero.PYAGXARM_DOC_LIMITS)``. The wrist is singular at q6 = +-pi/2,
     outside its limits.
     """
 
-    ee_frame = "gripper_flange"
+    ee_frame = "flange"
     _urdf_name = "nero.urdf"
+    #: tools by name (flange -> frame): open_nero's gripper_flange, piperik's NERO flange before 0.2
+    NAMED_TOOLS = {"gripper_flange": np.array([[0.0, 0.0, 1.0, 0.032], [-1.0, 0.0, 0.0, 0.0],
+                                               [0.0, -1.0, 0.0, -0.0235], [0.0, 0.0, 0.0, 1.0]])}
     #: default timing limits: AgileX publishes none for the NERO (its URDF's 5 rad/s is a
     #: placeholder); the PiPER firmware's 3 rad/s and 5 rad/s^2 are used
     DEFAULT_MAX_VELOCITY: Tuple[float, ...] = (3.0,) * 7

@@ -126,7 +126,10 @@ def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: flo
 
     Segments are first sampled every ``sample_m`` metres / ``sample_rad`` radians of rotation; then
     every interval in which a joint moves more than ``max_joint_step_rad``, or the branch changes,
-    is bisected until no joint step exceeds the bound. A branch change that stays a jump however
+    is bisected until no joint step exceeds the bound. On a 7-DOF arm, where the nearest-previous
+    choice fails or jumps however finely the line is sampled (a branch point), the refinement
+    continues with :meth:`ik_path`'s global arm-angle search on every sampling (seconds, not
+    microseconds), so a continuous path is found where one exists. A branch change that stays a jump however
     finely the line is sampled (``keep_branch``), an unreachable or out-of-limits sample, raises
     :class:`NoSolutionError` naming the segment and its parameter. The number of samples is counted
     before anything is allocated: above ``max_samples``, a waypoint without any solution within the
@@ -166,21 +169,28 @@ def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: flo
         k = min(int(g[i]), len(Ws) - 2)
         return f"segment {k} (waypoint {k} -> {k + 1}) at s = {g[i] - k:.4f} (sample {i})"
 
+    # The nearest-previous (greedy) path first: cheap, and right for lines that meet no branch point.
+    # Where it fails, or jumps however finely the line is sampled, a 7-DOF arm may still have a
+    # continuous path through another arm angle: the rest of the refinement then runs ik_path's
+    # global arm-angle search on every sampling (seconds for hundreds of samples, so only then).
+    use_global = False
+    can_search = getattr(arm, "dof", 6) == 7
     for _ in range(400):
         if len(g) > max_samples:
             raise ValueError(f"max_samples: more than {max_samples} samples needed for joint steps "
                              f"<= {max_joint_step_rad} rad")
         poses = _poses_at(Ws, g)
-        # No step bound while refining: a large step only says where to sample more finely. The
-        # sampling is refined around the nearest-previous path; ik_path's global arm-angle search
-        # (which may choose other samples) is not run on these intermediate samplings.
-        Q, report = arm._path(poses, q_start, math.inf, keep_branch, options, global_search=False)
+        # No step bound while refining: a large step only says where to sample more finely.
+        Q, report = arm._path(poses, q_start, math.inf, keep_branch, options, global_search=use_global)
         i = report["failed_index"]
         if i >= 0:
             # A branch change that is a jump at this sampling may be a continuous crossing of a
             # singularity at a finer one: bisect before giving up.
             if report["status"] == STATUS_CODE["BRANCH_SWITCH"] and i > 0 and g[i] - g[i - 1] > 1e-9:
                 g = np.sort(np.append(g, 0.5 * (g[i - 1] + g[i])))
+                continue
+            if can_search and not use_global:
+                use_global = True
                 continue
             raise NoSolutionError(f"{where(i)}: {report['reason']}")
         steps = np.abs(np.diff(Q, axis=0)).max(axis=1) if len(Q) > 1 else np.zeros(0)
@@ -189,6 +199,9 @@ def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: flo
             seg = np.minimum(np.floor(g).astype(int), len(Ws) - 2)
             return CartesianPlan(poses, Q, seg, g - seg, dict(report))
         tiny = too_big[g[too_big + 1] - g[too_big] <= 1e-9]
+        if len(tiny) and can_search and not use_global:
+            use_global = True
+            continue
         if len(tiny):
             raise NoSolutionError(f"{where(int(tiny[0]) + 1)}: the joints jump by {steps[tiny[0]]:.3f} rad "
                                   "however finely the line is sampled (a singularity or a limit in the way)")

@@ -158,12 +158,17 @@ def shipped_urdfs() -> Dict[Path, str]:
         desc = ("AgileX PiPER, piper_sdk modified DH, firmware before S-V1.6-3 (dh_is_offset=0)" if legacy
                 else "AgileX PiPER, piper_sdk modified DH, firmware >= S-V1.6-3 (dh_is_offset=1)")
         out[arm.urdf_path] = arm6_urdf("piper", arm.geometry, arm.lower, arm.upper, desc)
+    for variant, desc in (("h", "AgileX PiPER H, AgileX's firmware table (pyAgxArm ROBOT_MDH_PRESET piper_h)"),
+                          ("l", "AgileX PiPER L, AgileX's firmware table (pyAgxArm ROBOT_MDH_PRESET piper_l)")):
+        arm = Piper(variant=variant)
+        out[arm.urdf_path] = arm6_urdf(f"piper_{variant}", arm.geometry, arm.lower, arm.upper, desc)
     nero = Nero()
     out[nero.urdf_path] = srs_urdf(
         "agilex_nero_arm", nero.geometry, nero.lower, nero.upper, velocity=[5.0] * 7, effort=[100.0] * 7,
-        base_link="arm_base", link_fmt="link{}", joint_fmt="joint{}", flange="gripper_flange",
-        description="AgileX NERO, joint values of AgileX open_nero (macro agx_arm) with pi/2 and pi exact. "
-                    "Limits: the URDF's; velocity/effort: its placeholders.")
+        base_link="arm_base", link_fmt="link{}", joint_fmt="joint{}", flange="flange",
+        description="AgileX NERO, joint values of AgileX open_nero (macro agx_arm) with pi/2 and pi exact; "
+                    "flange = the firmware's (link7 of agx_arm_urdf). Limits: the URDF's; velocity/effort: "
+                    "its placeholders.")
     for path, text in out.items():
         _check_well_formed(text, path.name)
     return out

@@ -151,34 +151,41 @@ def _cc():
 # LeakSanitizer stops the whole run with this line where it cannot work: under qemu-user emulation
 # (a Raspberry Pi check on an x86 machine, tools/pi_check.sh) or under a ptrace-ing tracer.
 LSAN_UNAVAILABLE = "LeakSanitizer has encountered a fatal error"
-_FW_BUILDS: dict[str, Path] = {}
+_C_TEST_BUILDS: dict[tuple[str, bool], Path] = {}
 
 
-def _firmware_test_exe(tmp_path_factory, sanitized: bool) -> Path:
-    """test_fw.c with the core and fw_core.c, built once per session (strict -O2, or ASan + UBSan)."""
-    key = "sanitized" if sanitized else "strict"
-    if key not in _FW_BUILDS:
+def _c_test_exe(tmp_path_factory, program: str, sanitized: bool) -> Path:
+    """A C test program built once per session: strict -O2, or ASan + UBSan + float-cast-overflow."""
+    key = (program, sanitized)
+    if key not in _C_TEST_BUILDS:
         cc = _cc()
         fw = ROOT / "firmware_bridge" / "firmware"
-        core = [str(p) for p in sorted((ROOT / "csrc" / "src").glob("*.c"))] + [str(ROOT / "tables" / "pik_trig_table.c")]
+        src = ROOT / "csrc" / "src"
+        if program == "codec":
+            sources = [src / "pik_proto.c", src / "pik_status.c", ROOT / "csrc" / "tests" / "test_proto.c"]
+        else:
+            sources = sorted(src.glob("*.c")) + [ROOT / "tables" / "pik_trig_table.c", fw / "fw_core.c", fw / "test_fw.c"]
         flags = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE", "-O2"]
         if sanitized:
             flags = flags[:-1] + ["-O1", "-g", "-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-recover=all"]
-        exe = tmp_path_factory.mktemp("fw") / f"test_fw_{key}"
-        r = subprocess.run([cc, *flags, f"-I{ROOT / 'csrc' / 'include'}", f"-I{fw}", *core, str(fw / "fw_core.c"),
-                            str(fw / "test_fw.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
+        exe = tmp_path_factory.mktemp("ctest") / f"test_{program}_{'sanitized' if sanitized else 'strict'}"
+        r = subprocess.run([cc, *flags, f"-I{ROOT / 'csrc' / 'include'}", f"-I{fw}", *map(str, sources), "-lm",
+                            "-o", str(exe)], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr[-3000:]
-        _FW_BUILDS[key] = exe
-    return _FW_BUILDS[key]
+        _C_TEST_BUILDS[key] = exe
+    return _C_TEST_BUILDS[key]
 
 
 @pytest.mark.parametrize("variant", ["strict", "sanitizers", "leaks"])
-def test_firmware_c_tests(tmp_path_factory, variant):
-    """The firmware's C tests: plain -O2 with every warning an error; under ASan + UBSan +
+@pytest.mark.parametrize("program", ["codec", "firmware"])
+def test_c_tests(tmp_path_factory, program, variant):
+    """The codec's C tests (csrc/tests/test_proto.c: only pik_proto.c and pik_status.c) and the
+    firmware's (firmware_bridge/firmware/test_fw.c with the whole core), both on the shared
+    harness csrc/tests/test_support.h: plain -O2 with every warning an error; under ASan + UBSan +
     float-cast-overflow with leak checking off (runs everywhere, emulation included); and the same
     sanitized binary with LeakSanitizer on, which skips, quoting LeakSanitizer, only where
     LeakSanitizer itself reports that it cannot run."""
-    exe = _firmware_test_exe(tmp_path_factory, sanitized=variant != "strict")
+    exe = _c_test_exe(tmp_path_factory, program, sanitized=variant != "strict")
     env = dict(os.environ)
     if variant != "strict":
         env["ASAN_OPTIONS"] = "detect_leaks=1" if variant == "leaks" else "detect_leaks=0"
@@ -189,8 +196,9 @@ def test_firmware_c_tests(tmp_path_factory, variant):
                     f"{LSAN_UNAVAILABLE}; {' '.join(hint)}")
     lines = run.stdout.strip().splitlines()
     last = lines[-1] if lines else "<no output on stdout>"
-    assert run.returncode == 0 and last.endswith(" 0 failed"), (
+    assert run.returncode == 0 and re.fullmatch(r"[1-9]\d* passed, 0 failed", last), (
         f"exit {run.returncode}, last line {last!r}\n" + run.stdout[-3000:] + run.stderr[-2000:])
+    assert not [line for line in lines if line.startswith("FAIL")], run.stdout[-3000:]
 
 
 # ---------------------------------------------------------------------------------------------- end to end

@@ -5,6 +5,8 @@
   option set (default, PIK_USE_LIBM=1, PIK_WITH_STATUS_STRINGS=0) and once under AddressSanitizer +
   UndefinedBehaviorSanitizer, then run with PIPERIK_TEST_COUNT / PIPERIK_TEST_SEED; it must exit 0
   and end with "N passed, 0 failed".
+* csrc/tests/test_nearest.c compares the 7-DOF nearest choice with a brute-force arm-angle scan
+  (5,000 random poses per arm plus every singular family) and must end with "N passed, 0 failed".
 * The core sources alone compile warning-free under the strict flags, and their object files
   define no writable global data (the core keeps no mutable state, so it is reentrant and the
   bindings may release the GIL): only text and read-only data.
@@ -118,6 +120,36 @@ def test_singular_families_sanitized(build, tmp_path):
     assert m and int(m.group(2)) == 0 and int(m.group(1)) > 0, "\n".join(lines[-30:])
     assert "pik_srs_select" in run.stdout and "pik_arm6_path" in run.stdout
     assert "strict: S-R-S pik_srs_select NEAREST" in run.stdout, "the strict selection checks did not run"
+
+
+# ---- the 7-DOF nearest choice against a brute-force arm-angle scan (csrc/tests/test_nearest.c) -----
+
+NEAREST_PROGRAM = REPO_ROOT / "csrc" / "tests" / "test_nearest.c"
+#: random poses per arm (issue 9: >= 5,000), plus every singular family of test_singular.c
+NEAREST_POSES = 5000
+
+
+def test_nearest_against_brute_force(tmp_path):
+    """pik_srs_select(NEAREST) with SelectOptions.nearest()'s options against a brute force (psi on a
+    0.1 deg grid x 8 branches via pik_srs_ik, dense sampling where joints move fast, refined at
+    minima and limit edges), for 5,000 random poses per arm with perturbed and unrelated q_current
+    and every singular family: never farther from q_current by more than 1e-9 rad, never "none in
+    limits" when the brute force found a solution, every choice in the limits and FK-exact.
+    Double build only (the bound means nothing at float precision)."""
+    exe = tmp_path / "test_nearest"
+    cmd = [CC, *STRICT, "-O2", "-fno-math-errno", "-D_DEFAULT_SOURCE", f"-I{INCLUDE}", NEAREST_PROGRAM,
+           *CORE_SOURCES, "-o", exe, "-lm"]
+    build = _run(cmd, REPO_ROOT)
+    assert build.returncode == 0, f"build failed: {' '.join(map(str, cmd))}\n{build.stderr}"
+    assert build.stderr.strip() == "", f"compiler output:\n{build.stderr}"
+    run = _run([exe, NEAREST_POSES, TEST_SEED], tmp_path, timeout=600)
+    lines = run.stdout.strip().splitlines()
+    summary = "\n".join(l for l in lines if not l.startswith("FAIL farther"))
+    assert lines, f"no output\n{run.stderr[-4000:]}"
+    assert f"n={NEAREST_POSES} seed={TEST_SEED}" in run.stdout, "the program did not take the count and seed given"
+    m = re.fullmatch(r"(\d+) passed, (\d+) failed", lines[-1].strip())
+    assert run.returncode == 0 and m and int(m.group(2)) == 0 and int(m.group(1)) > 0, (
+        summary[-6000:] + "\n" + "\n".join(l for l in lines if l.startswith("FAIL farther"))[:6000])
 
 
 # ---- the core alone -------------------------------------------------------------------------------

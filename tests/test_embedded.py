@@ -97,7 +97,7 @@ def test_host_matrix(build_dir):
     out = "\n".join(lines)
     for run in ("host-double", "host-float", "host-libm", "host-float-libm", "host-nostrings", "host-sanitize",
                 "host-sanitize-float", "host-sanitize-libm", "singular-sanitize", "singular-sanitize-float",
-                "singular-sanitize-libm", "host-accuracy"):
+                "singular-sanitize-libm", "host-accuracy", "host-proto", "proto-sanitize"):
         assert f"==== test: {run} ok:" in out, f"{run} did not run or pass"
     assert "config: real=float trig=table status_strings=1" in out
 
@@ -108,7 +108,7 @@ def test_cortex_m4f_float(build_dir):
     res = _make("test-m4f", build_dir)
     lines = _assert_all_passed(res, "test-m4f")
     out = "\n".join(lines)
-    for run in ("m4f", "m4f-libm", "m4f-accuracy", "m4f-no-double"):
+    for run in ("m4f", "m4f-libm", "m4f-accuracy", "m4f-no-double", "m4f-proto"):
         assert f"==== test-m4f: {run} ok:" in out, f"{run} did not run or pass"
     assert "config: real=float trig=table status_strings=1" in out
     assert "config: real=float trig=libm status_strings=0" in out
@@ -125,6 +125,7 @@ def test_cortex_m7_double(build_dir):
     lines = _assert_all_passed(res, "test-m7")
     out = "\n".join(lines)
     assert "==== test-m7: m7 ok:" in out and "==== test-m7: m7-dtcm ok:" in out
+    assert "==== test-m7: m7-proto ok:" in out, "the codec's C tests did not pass on the M7"
     assert "config: tables at 0x2" in out, "PIK_TABLE_ATTR did not move the tables to RAM"
     if FW_TESTS.is_file():
         assert "==== test-m7: m7-firmware ok:" in out, "the reference firmware's C tests did not pass on the M7"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import piperik
+from piperik.trajectory import plan_cartesian
 from conftest import brute_force_nearest_distance
 
 ARMS = [piperik.Nero, piperik.Iiwa14]
@@ -176,3 +177,25 @@ def test_ik_path_follows_sweeping_paths_through_every_singularity(cls):
         assert report["max_step_rad"] == pytest.approx(steps, abs=1e-12)
         checked += 1
     assert checked == 3
+
+
+def test_plan_cartesian_through_branch_points_finds_the_continuous_path():
+    """Issue 9 item 3 for plan_cartesian: waypoints on a joint path that sweeps through q2 = q4 =
+    q6 = 0 (lines between 100 of its poses) are planned with steps <= the bound, in the limits and
+    FK-exact, although the nearest-previous refinement alone fails on one of them (it is followed by
+    ik_path's global arm-angle search there)."""
+    arm = piperik.Nero()
+    rng = np.random.default_rng(20261201)
+    greedy_failures = 0
+    for _ in range(3):
+        Q = _sweeping_path(arm, rng, n=100)
+        Ts = arm.fk(Q)
+        _, greedy = arm._path(Ts, Q[0], np.inf, True, None, global_search=False)
+        greedy_failures += greedy["failed_index"] >= 0
+        plan = plan_cartesian(arm, list(Ts), Q[0], max_joint_step_rad=0.1)
+        steps = np.abs(np.diff(plan.q, axis=0)).max()
+        assert steps <= 0.1
+        assert np.all(plan.q >= arm.lower - 1e-9) and np.all(plan.q <= arm.upper + 1e-9)
+        assert np.abs(arm.fk(plan.q)[:, :3, 3] - plan.poses[:, :3, 3]).max() <= 1e-9
+        assert np.allclose(arm.fk(plan.q[-1]), Ts[-1], atol=1e-9)
+    assert greedy_failures >= 1, "the test no longer exercises the global fallback"

@@ -90,8 +90,8 @@ def test_makers_nero_urdf_difference_is_as_documented():
     """AgileX's NERO URDF rounds pi/2 (1.5707963, and 1.5708 at the flange): ~6e-8 m, ~5e-6 rad."""
     path = MAKER_MODELS / "nero.urdf"
     assert path.exists(), f"vendored test data missing: {path}"
-    arm = piperik.Nero()
-    _, pin_fk = _pin_model(path, arm.ee_frame)
+    arm = piperik.Nero(tool="gripper_flange")  # open_nero's flange, a named tool since the firmware's is the default
+    _, pin_fk = _pin_model(path, "gripper_flange")
     rng = np.random.default_rng(SEED + 2)
     Q = random_q(arm, rng, 2000)
     dp, dr = pose_error(np.array([pin_fk(q) for q in Q]), arm.fk(Q))

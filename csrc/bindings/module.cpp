@@ -17,6 +17,7 @@
 
 extern "C" {
 #include "piperik/piperik.h"
+#include "piperik/pik_capi.h"
 }
 
 #include <algorithm>
@@ -319,38 +320,122 @@ py::tuple solution_details(const pik_solution_set &set, py::ssize_t dof)
     return py::make_tuple(solution_rows(set, dof), flags, pos, rot);
 }
 
+// The tool (TCP) transform of with_tool: None -> all zeros (no tool); a 4x4 -> its entries. The
+// model check (pik_*_model_check) then says whether it is a rigid transform.
+static void tool_arg(py::handle obj, double out[16])
+{
+    if (obj.is_none()) {
+        std::fill(out, out + 16, 0.0);
+        return;
+    }
+    darray T = as_double_array(obj, "tool");
+    if (T.ndim() != 2 || T.shape(0) != 4 || T.shape(1) != 4) {
+        throw py::value_error("tool: expected a 4x4 homogeneous transform (flange -> TCP), got shape " + shape_str(T));
+    }
+    auto t = T.unchecked<2>();
+    for (int r = 0; r < 4; ++r) {
+        for (int c = 0; c < 4; ++c) {
+            out[4 * r + c] = t(r, c);
+        }
+    }
+    if (!(out[15] == 1.0 && out[12] == 0.0 && out[13] == 0.0 && out[14] == 0.0)) {
+        throw py::value_error("tool: the last row must be 0 0 0 1");
+    }
+}
+
+static const char *TOOL_RULE =
+    "tool: expected a rigid transform (finite, rotation orthonormal to 1e-12, offset at most 100 m)";
+
+// 4x4 of a model's tool, the identity when it has none.
+static py::array_t<double> tool_matrix(const double T_tool[16])
+{
+    auto out = new_array({4, 4});
+    double *o = out.mutable_data();
+    for (int i = 0; i < 16; ++i) {
+        o[i] = T_tool[15] != 0.0 ? T_tool[i] : ((i % 5) == 0 ? 1.0 : 0.0);
+    }
+    return out;
+}
+
 class Arm6 {
   public:
-    explicit Arm6(const pik_arm6_model *model) : m_(model)
+    explicit Arm6(const pik_arm6_model *model) : m_(*model)
     {
-        if (pik_arm6_model_check(m_) != PIK_OK) {
+        if (pik_arm6_model_check(&m_) != PIK_OK) {
             throw py::value_error("invalid arm model");
         }
     }
 
     static Arm6 piper(bool legacy_zero) { return Arm6(pik_piper_model(legacy_zero ? 1 : 0)); }
+    static Arm6 piper_h() { return Arm6(pik_piper_h_model()); }
+    static Arm6 piper_l() { return Arm6(pik_piper_l_model()); }
 
-    std::string name() const { return m_->name; }
+    // An arm of the PiPER's layout from its modified-DH constants (the Python layer validates the
+    // table's shape and names the violated condition; the model check guards the rest).
+    static Arm6 from_params(double d1_m, double a2_m, double a3_m, double d4_m, double d6_m, py::handle offsets_obj,
+                            py::handle lo_obj, py::handle hi_obj)
+    {
+        pik_arm6_model m = *pik_piper_model(0);
+        JointArg off = joint_arg(offsets_obj, 6, "theta_offset_rad");
+        JointArg lo = joint_arg(lo_obj, 6, "lower");
+        JointArg hi = joint_arg(hi_obj, 6, "upper");
+        if (!off.data || !lo.data || !hi.data) {
+            throw py::value_error("theta_offset_rad, lower, upper: expected 6 values each [rad]");
+        }
+        m.name = "custom";
+        m.d1_m = d1_m;
+        m.a2_m = a2_m;
+        m.a3_m = a3_m;
+        m.d4_m = d4_m;
+        m.d6_m = d6_m;
+        for (int j = 0; j < 6; ++j) {
+            m.theta_offset_rad[j] = off.data[j];
+            m.lower_rad[j] = lo.data[j];
+            m.upper_rad[j] = hi.data[j];
+        }
+        if (pik_arm6_model_check(&m) != PIK_OK) {
+            throw py::value_error("model: lengths must be finite and at most 1e6 m, a2_m > 0 and not equal to "
+                                  "sqrt(a3_m^2 + d4_m^2) (the wrist centre would fold onto the shoulder), offsets "
+                                  "and limits finite (|.| <= 1000 rad) with lower <= upper");
+        }
+        return Arm6(&m);
+    }
 
-    py::array_t<double> lower() const { return copy6(m_->lower_rad); }
-    py::array_t<double> upper() const { return copy6(m_->upper_rad); }
+    // A copy whose poses are those of the tool centre point (None: the flange again).
+    Arm6 with_tool(py::handle T_obj) const
+    {
+        Arm6 out(*this);
+        tool_arg(T_obj, out.m_.T_tool);
+        if (pik_arm6_model_check(&out.m_) != PIK_OK) {
+            throw py::value_error(TOOL_RULE);
+        }
+        return out;
+    }
+
+    py::array_t<double> tool() const { return tool_matrix(m_.T_tool); }
+    bool has_tool() const { return m_.T_tool[15] != 0.0; }
+
+    std::string name() const { return m_.name; }
+
+    py::array_t<double> lower() const { return copy6(m_.lower_rad); }
+    py::array_t<double> upper() const { return copy6(m_.upper_rad); }
 
     py::dict geometry() const
     {
         py::dict d;
-        d["d1_m"] = m_->d1_m;
-        d["a2_m"] = m_->a2_m;
-        d["a3_m"] = m_->a3_m;
-        d["d4_m"] = m_->d4_m;
-        d["d6_m"] = m_->d6_m;
-        d["theta_offset_rad"] = copy6(m_->theta_offset_rad);
+        d["d1_m"] = m_.d1_m;
+        d["a2_m"] = m_.a2_m;
+        d["a3_m"] = m_.a3_m;
+        d["d4_m"] = m_.d4_m;
+        d["d6_m"] = m_.d6_m;
+        d["theta_offset_rad"] = copy6(m_.theta_offset_rad);
         return d;
     }
 
     // (6,) -> (4,4); (N,6) -> (N,4,4)
     py::array_t<double> fk(py::handle q_obj) const
     {
-        return fk_any(q_obj, 6, [this](const double *q, double *T) { pik_arm6_fk(m_, q, T); });
+        return fk_any(q_obj, 6, [this](const double *q, double *T) { pik_arm6_fk(&m_, q, T); });
     }
 
     py::array_t<double> wrist_center(py::handle q_obj) const
@@ -360,7 +445,7 @@ class Arm6 {
             throw py::value_error("q: expected 6 joint angles [rad], got None");
         }
         auto p = new_array({3});
-        pik_arm6_wrist_center(m_, q.data, p.mutable_data());
+        pik_arm6_wrist_center(&m_, q.data, p.mutable_data());
         return p;
     }
 
@@ -413,7 +498,7 @@ class Arm6 {
         if (!q.data) {
             throw py::value_error("q: expected 6 joint angles [rad], got None");
         }
-        return pik_arm6_singularity(m_, q.data);
+        return pik_arm6_singularity(&m_, q.data);
     }
 
     // (Q (n,6) NaN from the failing sample on, report dict)
@@ -430,7 +515,7 @@ class Arm6 {
         pik_path_report rep;
         {
             py::gil_scoped_release release;
-            pik_arm6_path(m_, Ts.data(), static_cast<int>(n), q0.data, &po, Q.mutable_data(), &rep);
+            pik_arm6_path(&m_, Ts.data(), static_cast<int>(n), q0.data, &po, Q.mutable_data(), &rep);
         }
         if (rep.status <= PIK_ERR_NULL) {  // an input error: name the pose
             throw py::value_error(pose_error(rep.status, Ts.data() + 16 * std::max(rep.failed_index, 0),
@@ -465,16 +550,16 @@ class Arm6 {
             py::gil_scoped_release release;
             const double nan = std::numeric_limits<double>::quiet_NaN();
             // one q_current for all poses: its branch once, not per pose
-            const int shared_branch = qc.data && !qc.per_row ? static_cast<int>(pik_arm6_branch(m_, qc.data)) : -1;
+            const int shared_branch = qc.data && !qc.per_row ? static_cast<int>(pik_arm6_branch(&m_, qc.data)) : -1;
             for (py::ssize_t i = 0; i < n; ++i) {
                 pik_solution_set set;
                 pik_selection sel;
                 pik_select_options o = base;
                 const double *cur = qc.data ? (qc.per_row ? qc.data + 6 * i : qc.data) : nullptr;
-                o.branch_current = qc.per_row ? static_cast<int>(pik_arm6_branch(m_, cur)) : shared_branch;
-                int st = pik_arm6_ik_ex(m_, Td + 16 * i, cur, PIK_IK_ONLY_IN_LIMITS, &set);
+                o.branch_current = qc.per_row ? static_cast<int>(pik_arm6_branch(&m_, cur)) : shared_branch;
+                int st = pik_arm6_ik_ex(&m_, Td + 16 * i, cur, PIK_IK_ONLY_IN_LIMITS, &set);
                 if (st == PIK_OK) {
-                    st = pik_select(&set, m_->lower_rad, m_->upper_rad, cur, &o, &sel);
+                    st = pik_select(&set, m_.lower_rad, m_.upper_rad, cur, &o, &sel);
                     if (st == PIK_OK && sel.step_exceeded) {
                         st = PIK_STEP_TOO_LARGE;
                     }
@@ -516,7 +601,7 @@ class Arm6 {
             t0 = std::chrono::steady_clock::now();
             for (int r = 0; r < repeats; ++r) {
                 for (py::ssize_t i = 0; i < n; ++i) {
-                    pik_arm6_ik(m_, Td + 16 * i, nullptr, &set);
+                    pik_arm6_ik(&m_, Td + 16 * i, nullptr, &set);
                     total += set.count;
                 }
             }
@@ -529,7 +614,7 @@ class Arm6 {
     }
 
   private:
-    const pik_arm6_model *m_;
+    pik_arm6_model m_;  // a copy: the tool may differ from the built-in model's
 
     static py::array_t<double> copy6(const double *v)
     {
@@ -546,7 +631,7 @@ class Arm6 {
             throw py::value_error("T: expected a 4x4 homogeneous transform, got shape " + shape_str(T));
         }
         JointArg seed = joint_arg(seed_obj, 6, "seed");
-        int st = pik_arm6_ik(m_, T.data(), seed.data, &set);
+        int st = pik_arm6_ik(&m_, T.data(), seed.data, &set);
         if (st != PIK_OK && st != PIK_UNREACHABLE) {
             throw py::value_error(pose_error(st, T.data(), "T"));
         }
@@ -559,19 +644,19 @@ class Arm6 {
     {
         JointArg qc = joint_arg(qc_obj, 6, "q_current");
         pik_select_options opts = so.for_dof(6);
-        opts.branch_current = qc.data ? static_cast<int>(pik_arm6_branch(m_, qc.data)) : -1;
+        opts.branch_current = qc.data ? static_cast<int>(pik_arm6_branch(&m_, qc.data)) : -1;
         pik_solution_set set;
         // q_current doubles as the seed for the joints a singular pose leaves free.
         darray T = as_double_array(T_obj, "T");
         if (T.ndim() != 2 || T.shape(0) != 4 || T.shape(1) != 4) {
             throw py::value_error("T: expected a 4x4 homogeneous transform, got shape " + shape_str(T));
         }
-        int st = pik_arm6_ik_ex(m_, T.data(), qc.data, options, &set);
+        int st = pik_arm6_ik_ex(&m_, T.data(), qc.data, options, &set);
         if (st != PIK_OK && st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS) {
             throw py::value_error(pose_error(st, T.data(), "T"));
         }
         if (st == PIK_OK) {
-            st = pik_select(&set, m_->lower_rad, m_->upper_rad, qc.data, &opts, &sel);
+            st = pik_select(&set, m_.lower_rad, m_.upper_rad, qc.data, &opts, &sel);
         }
         if (st == PIK_UNREACHABLE) {
             throw NoSolution("unreachable: the pose is outside the workspace of " + name());
@@ -581,7 +666,7 @@ class Arm6 {
         }
         if (st == PIK_NONE_IN_LIMITS) {
             // The error path: solve everything again to say which limit stops the closest solution.
-            pik_arm6_ik(m_, T.data(), qc.data, &set);
+            pik_arm6_ik(&m_, T.data(), qc.data, &set);
             throw NoSolution(limits_message(set, opts.limit_margin_rad));
         }
         if (st != PIK_OK) {
@@ -600,7 +685,7 @@ class Arm6 {
             int wj = 0;
             for (int j = 0; j < 6; ++j) {
                 double q = set.sol[i].q_rad[j];
-                double v = std::fmax(m_->lower_rad[j] + margin - q, q - (m_->upper_rad[j] - margin));
+                double v = std::fmax(m_.lower_rad[j] + margin - q, q - (m_.upper_rad[j] - margin));
                 if (v > worst) {
                     worst = v;
                     wj = j;
@@ -618,7 +703,7 @@ class Arm6 {
             s += " (with a margin of " + num_str(margin) + " rad)";
         }
         return s + "; the closest needs joint " + std::to_string(best_joint + 1) + " = " + num_str(best_q) +
-               " rad, outside [" + num_str(m_->lower_rad[best_joint]) + ", " + num_str(m_->upper_rad[best_joint]) +
+               " rad, outside [" + num_str(m_.lower_rad[best_joint]) + ", " + num_str(m_.upper_rad[best_joint]) +
                "] by " + num_str(best) + " rad";
     }
 };
@@ -636,6 +721,20 @@ class Arm7 {
 
     static Arm7 iiwa14() { return Arm7(pik_iiwa14_model()); }
     static Arm7 nero() { return Arm7(pik_nero_model()); }
+
+    // A copy whose poses are those of the tool centre point (None: the flange again).
+    Arm7 with_tool(py::handle T_obj) const
+    {
+        Arm7 out(*this);
+        tool_arg(T_obj, out.m_.T_tool);
+        if (pik_srs_model_check(&out.m_) != PIK_OK) {
+            throw py::value_error(TOOL_RULE);
+        }
+        return out;
+    }
+
+    py::array_t<double> tool() const { return tool_matrix(m_.T_tool); }
+    bool has_tool() const { return m_.T_tool[15] != 0.0; }
 
     // A copy with other joint limits (the model is plain data owned by this object).
     Arm7 with_limits(py::handle lo_obj, py::handle hi_obj) const
@@ -1120,6 +1219,17 @@ int fw_sim_run(const std::string &robot)
 }
 #endif
 
+// The core's functions for other compiled extensions (pik_capi.h, piperik/ccore.pxd): constant,
+// so exporting it adds no mutable state; the capsule points at it for the module's lifetime.
+const pik_capi k_capi = {
+    PIK_CAPI_ABI_VERSION, sizeof(pik_capi), sizeof(pik_real),
+    pik_piper_model, pik_nero_model, pik_iiwa14_model,
+    pik_arm6_fk, pik_arm6_ik, pik_arm6_ik_ex, pik_arm6_select,
+    pik_srs_fk, pik_srs_ik, pik_srs_arm_angle, pik_srs_feasible_arm_angles, pik_srs_select,
+    pik_select, pik_select_options_default, pik_status_str,
+    pik_piper_h_model, pik_piper_l_model,
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m)
@@ -1278,6 +1388,13 @@ PYBIND11_MODULE(_core, m)
 
     py::class_<Arm6>(m, "Arm6")
         .def_static("piper", &Arm6::piper, py::arg("legacy_zero") = false)
+        .def_static("piper_h", &Arm6::piper_h)
+        .def_static("piper_l", &Arm6::piper_l)
+        .def_static("from_params", &Arm6::from_params, py::arg("d1_m"), py::arg("a2_m"), py::arg("a3_m"),
+                    py::arg("d4_m"), py::arg("d6_m"), py::arg("theta_offset_rad"), py::arg("lower"), py::arg("upper"))
+        .def("with_tool", &Arm6::with_tool, py::arg("tool"))
+        .def_property_readonly("tool", &Arm6::tool)
+        .def_property_readonly("has_tool", &Arm6::has_tool)
         .def_property_readonly("name", &Arm6::name)
         .def_property_readonly("lower", &Arm6::lower)
         .def_property_readonly("upper", &Arm6::upper)
@@ -1308,6 +1425,9 @@ PYBIND11_MODULE(_core, m)
         .def_static("iiwa14", &Arm7::iiwa14)
         .def_static("nero", &Arm7::nero)
         .def("with_limits", &Arm7::with_limits, py::arg("lower"), py::arg("upper"))
+        .def("with_tool", &Arm7::with_tool, py::arg("tool"))
+        .def_property_readonly("tool", &Arm7::tool)
+        .def_property_readonly("has_tool", &Arm7::has_tool)
         .def_property_readonly("name", &Arm7::name)
         .def_property_readonly("lower", &Arm7::lower)
         .def_property_readonly("upper", &Arm7::upper)
@@ -1388,4 +1508,5 @@ PYBIND11_MODULE(_core, m)
 #else
     m.attr("HAVE_FW_SIM") = false;
 #endif
+    m.attr("_C_API") = py::capsule(static_cast<const void *>(&k_capi), PIK_CAPI_CAPSULE_NAME);
 }

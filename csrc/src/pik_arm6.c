@@ -13,6 +13,7 @@
  *   rho = c2 u - s2 v (signed distance from the base axis along azimuth t1), z = d1 - (s2 u + c2 v).
  */
 #include "pik_math.h"
+#include "pik_tool.h"
 
 #include "piperik/pik_arm6.h"
 #include "piperik/pik_pose.h"
@@ -109,7 +110,7 @@ int pik_arm6_model_check(const pik_arm6_model *m)
             return PIK_ERR_BAD_MODEL;
         }
     }
-    return PIK_OK;
+    return pik_tool_check(m->T_tool);
 }
 
 int pik_arm6_fk(const pik_arm6_model *m, const pik_real q_rad[6], pik_real T_out[16])
@@ -132,6 +133,9 @@ int pik_arm6_fk(const pik_arm6_model *m, const pik_real q_rad[6], pik_real T_out
         T_out[4 * r + 3] = p[r];
     }
     T_out[12] = 0.0; T_out[13] = 0.0; T_out[14] = 0.0; T_out[15] = 1.0;
+    if (pik_tool_present(m->T_tool)) {
+        pik_tool_apply(m->T_tool, T_out);
+    }
     return PIK_OK;
 }
 
@@ -303,6 +307,9 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
     status = pik_pose_check(T, R, p, 0);
     if (status != PIK_OK) {
         return status;
+    }
+    if (pik_tool_present(m->T_tool)) {
+        pik_tool_strip(m->T_tool, R, p); /* T is the TCP: solve for the flange */
     }
     seed_th1 = (seed_q_rad ? seed_q_rad[0] : 0) + m->theta_offset_rad[0];
     seed_th4 = (seed_q_rad ? seed_q_rad[3] : 0) + m->theta_offset_rad[3];

@@ -19,6 +19,7 @@
 #define PIK_HUGE HUGE_VALF
 /* |x| <= PIK_REAL_BIG is the core's finiteness test (false for NaN and infinities). */
 #define PIK_REAL_BIG FLT_MAX
+#define PIK_EPS FLT_EPSILON
 #else
 #define pik_sqrt sqrt
 #define pik_fabs fabs
@@ -26,6 +27,7 @@
 #define pik_fmod fmod
 #define PIK_HUGE HUGE_VAL
 #define PIK_REAL_BIG 1e300
+#define PIK_EPS DBL_EPSILON
 #endif
 
 #define PIK_PI PIK_R(3.14159265358979323846)

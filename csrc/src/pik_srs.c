@@ -17,6 +17,7 @@
 #include "pik_select_internal.h"
 #include "pik_trig_impl.h"
 #include "pik_srs_internal.h"
+#include "pik_tool.h"
 
 
 /* Tolerances: PIK_TOL(double value, float value), see pik_config.h; the float values sit above
@@ -189,7 +190,7 @@ int pik_srs_model_check(const pik_srs_model *m)
         pik_pose_check(m->T_flange, R, p, &err) != PIK_OK || err > SRS_MODEL_ORTHO_TOL) {
         return PIK_ERR_BAD_MODEL;
     }
-    return PIK_OK;
+    return pik_tool_check(m->T_tool);
 }
 
 /* Canonical FK of frame 7 from joint sines/cosines: R07 and its origin; also R03 when asked. */
@@ -245,6 +246,9 @@ int pik_srs_fk(const pik_srs_model *m, const pik_real q_rad[7], pik_real T_out[1
     Tc[12] = 0.0; Tc[13] = 0.0; Tc[14] = 0.0; Tc[15] = 1.0;
     mul44(m->T_base, Tc, Tt);
     mul44(Tt, m->T_flange, T_out);
+    if (pik_tool_present(m->T_tool)) {
+        pik_tool_apply(m->T_tool, T_out);
+    }
     return PIK_OK;
 }
 
@@ -269,6 +273,9 @@ static int canonical_target(const pik_srs_model *m, const pik_real T[16], pik_re
     int st = pik_pose_check(T, R, p, 0), k;
     if (st != PIK_OK) {
         return st;
+    }
+    if (pik_tool_present(m->T_tool)) {
+        pik_tool_strip(m->T_tool, R, p); /* T is the TCP: the flange pose first */
     }
     if (!is_identity44(m->T_base)) {
         for (k = 0; k < 3; ++k) {
@@ -724,15 +731,23 @@ static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
     return 2;
 }
 
-static void sort_reals(pik_real *v, int n)
+/* Sorts v (and its tags, when given) in increasing order. */
+static void sort_reals(pik_real *v, unsigned char *tag, int n)
 {
     int i, j;
     for (i = 1; i < n; ++i) { /* insertion sort: n <= SRS_MAX_BREAKS */
         pik_real x = v[i];
+        unsigned char t = tag ? tag[i] : 0;
         for (j = i - 1; j >= 0 && v[j] > x; --j) {
             v[j + 1] = v[j];
+            if (tag) {
+                tag[j + 1] = tag[j];
+            }
         }
         v[j + 1] = x;
+        if (tag) {
+            tag[j + 1] = t;
+        }
     }
 }
 
@@ -745,6 +760,7 @@ static const int srs_joint_of[6] = {0, 1, 2, 4, 5, 6};
 typedef struct srs_lin_arm {
     lin3 n[6], d[6];
     int n_sing;                 /* isolated singular arm angles (t2 or t6 = 0 or pi) */
+    int n_sing_shoulder;        /* the first n_sing_shoulder of them are the shoulder's (t2), the rest the wrist's */
     pik_real sing_psi[4];
     int half_singular[2];       /* shoulder / wrist singular at every psi (elbow stretched on the axis) */
 } srs_lin_arm;
@@ -812,6 +828,7 @@ static void arm_lin(const srs_pose *P, int g, srs_lin_arm *L)
     L->half_singular[0] = 0;
     L->half_singular[1] = 0;
     L->n_sing = singular_psi(L->d[1], L->sing_psi, &L->half_singular[0]);
+    L->n_sing_shoulder = L->n_sing;
     L->n_sing += singular_psi(L->d[4], L->sing_psi + L->n_sing, &L->half_singular[1]);
 }
 
@@ -840,11 +857,18 @@ static lin3 joint_rate(const srs_lin_arm *L, int k)
  * joint stays inside or outside its limits, and (with `stationary`) moves monotonically.
  * At most 2 + 6 x 2 x 2 + 4 x 2 + 6 x 2 = 46 values. */
 #define SRS_MAX_BREAKS 46
-static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, pik_real *br)
+/* With tag (may be NULL), tag[i] says whose breakpoint br[i] is: the joint slot k (0..5) for a limit
+ * crossing, SRS_TAG_OTHER for the rest. */
+#define SRS_TAG_OTHER 6
+static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, pik_real *br, unsigned char *tag)
 {
     int nb = 0, k, e, j;
     br[nb++] = -PIK_PI;
     br[nb++] = PIK_PI;
+    if (tag) {
+        tag[0] = SRS_TAG_OTHER;
+        tag[1] = SRS_TAG_OTHER;
+    }
     for (k = 0; k < 6; ++k) {
         int joint = srs_joint_of[k];
         if (L->half_singular[k / 3]) {
@@ -853,7 +877,11 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
         for (e = 0; e < 2; ++e) {
             pik_real sl, cl, r[2];
             int nr;
-            pik_sincos_r(srs_theta_of_q(m, joint, e ? m->upper_rad[joint] : m->lower_rad[joint]), &sl, &cl);
+            /* The search's cells (stationary) end where the tolerance around the limit ends, just
+             * inside it: pik_within counts a joint that far outside as inside (clamped onto the
+             * limit), so an optimum on a limit lies there, not on the limit itself. */
+            pik_real widen = stationary ? (e ? 1 : -1) * PIK_R(0.99) * PIK_LIMIT_TOL_RAD : 0;
+            pik_sincos_r(srs_theta_of_q(m, joint, (e ? m->upper_rad[joint] : m->lower_rad[joint]) + widen), &sl, &cl);
             if (SRS_IS_COS(k)) {
                 nr = sincos_roots(L->d[k].a, L->d[k].b, L->d[k].c - cl, r);
             } else {
@@ -862,6 +890,9 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
                                   L->n[k].c * cl - L->d[k].c * sl, r);
             }
             for (j = 0; j < nr; ++j) {
+                if (tag) {
+                    tag[nb] = (unsigned char)k;
+                }
                 br[nb++] = r[j];
             }
         }
@@ -870,15 +901,22 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
             pik_real r[2];
             int nr = sincos_roots(rate.a, rate.b, rate.c, r);
             for (j = 0; j < nr; ++j) {
+                if (tag) {
+                    tag[nb] = SRS_TAG_OTHER;
+                }
                 br[nb++] = r[j];
             }
         }
     }
     for (j = 0; j < L->n_sing; ++j) {
+        if (tag) {
+            tag[nb] = SRS_TAG_OTHER;
+            tag[nb + 1] = SRS_TAG_OTHER;
+        }
         br[nb++] = pik_wrap_pi(L->sing_psi[j] - PIK_PSI_SINGULAR_EXCLUSION_RAD);
         br[nb++] = pik_wrap_pi(L->sing_psi[j] + PIK_PSI_SINGULAR_EXCLUSION_RAD);
     }
-    sort_reals(br, nb);
+    sort_reals(br, tag, nb);
     return nb;
 }
 
@@ -997,7 +1035,10 @@ static int set_union(const pik_psi_set *A, const pik_psi_set *B, pik_psi_set *C)
             ++j;
         }
     }
-    *C = out;
+    /* only the used entries (a set is 550 bytes, mostly unused) */
+    C->count = out.count;
+    memcpy(C->lo_rad, out.lo_rad, (size_t)out.count * sizeof out.lo_rad[0]);
+    memcpy(C->hi_rad, out.hi_rad, (size_t)out.count * sizeof out.hi_rad[0]);
     return ok;
 }
 
@@ -1053,39 +1094,43 @@ static int on_arc(const srs_limit_arcs *A, int j, pik_real c, pik_real s)
     return from >= 0 || to <= 0; /* not strictly inside the complement arc (narrower than pi) */
 }
 
-/* arm_feasible_at without the arm evaluation: (cos, sin) of each joint straight from its entry of
- * R03(psi) / R47(psi) (L), tested against the limit arcs. Valid where no half is singular at every
- * psi (there the seed's split decides, and arm_feasible_at is used). */
-static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_real psi)
+/* arm_feasible_at without the arm evaluation, for the joint slots in `dirty` (bit i: slot i): (cos,
+ * sin) of each straight from its entry of R03(psi) / R47(psi) (L), tested against the limit arcs on
+ * the representative and on the flipped sign (GC2 or GC6 negative: t1, t3 (t5, t7) + pi negate both;
+ * t2 (t6) -> -t negates the sine), into slot_ok[i] bits 0 and 1. Returns the mask of sign
+ * combinations (bit k: branch SRS_BRANCH(g, k)) with every slot inside. Valid where no half is
+ * singular at every psi (there the seed's split decides, and arm_feasible_at is used). */
+static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_real psi, unsigned dirty,
+                          unsigned char slot_ok[6])
 {
-    pik_real sp, cp, c[6], sn[6];
-    unsigned mask = 0u;
-    int k, i;
+    pik_real sp, cp;
+    unsigned mask;
+    int i;
     pik_sincos_r(psi, &sp, &cp);
     for (i = 0; i < 6; ++i) {
-        pik_real d = lin_eval(L->d[i], sp, cp);
+        pik_real c, sn, d;
+        if (!(dirty & (1u << i))) {
+            continue;
+        }
+        d = lin_eval(L->d[i], sp, cp);
         if (SRS_IS_COS(i)) { /* t = acos(d) in [0, pi] */
             d = d > 1 ? 1 : (d < -1 ? -1 : d);
-            c[i] = d;
-            sn[i] = pik_sqrt((1 - d) * (1 + d));
+            c = d;
+            sn = pik_sqrt((1 - d) * (1 + d));
         } else {
-            c[i] = d;
-            sn[i] = lin_eval(L->n[i], sp, cp);
+            c = d;
+            sn = lin_eval(L->n[i], sp, cp);
         }
+        slot_ok[i] = (unsigned char)(on_arc(A, srs_joint_of[i], c, sn) |
+                                     (on_arc(A, srs_joint_of[i], SRS_IS_COS(i) ? c : -c, -sn) << 1));
     }
-    for (k = 0; k < 4; ++k) {
-        int in = 1;
-        for (i = 0; i < 6 && in; ++i) {
-            /* GC2 (GC6) negative: t1, t3 (t5, t7) + pi negate both; t2 (t6) -> -t negates the sine */
-            int flipped = (i < 3 ? (k & 1) : (k >> 1)) != 0;
-            pik_real ci = c[i], si = sn[i];
-            if (flipped) {
-                si = -si;
-                ci = SRS_IS_COS(i) ? ci : -ci;
-            }
-            in = on_arc(A, srs_joint_of[i], ci, si);
-        }
-        mask |= (unsigned)in << k;
+    /* sign combination k flips the shoulder slots when k & 1 and the wrist slots when k & 2: a slot's
+     * two bits spread onto the four combinations */
+    mask = 0xFu;
+    for (i = 0; i < 6; ++i) {
+        unsigned ok = slot_ok[i];
+        mask &= i < 3 ? ((ok & 1u) ? 0x5u : 0u) | ((ok & 2u) ? 0xAu : 0u)
+                      : ((ok & 1u) ? 0x3u : 0u) | ((ok & 2u) ? 0xCu : 0u);
     }
     return mask;
 }
@@ -1100,8 +1145,11 @@ typedef struct srs_cells {
     const srs_pose *P;
     const srs_limit_arcs *A;
     int g, nb, i, half_singular;
+    unsigned dirty;                    /* joint slots whose limit status may have changed since the last cell */
+    unsigned char slot_ok[6];          /* each slot's status there (cell_mask) */
     srs_lin_arm L;
     pik_real br[SRS_MAX_BREAKS];
+    unsigned char tag[SRS_MAX_BREAKS]; /* whose breakpoint (arm_breaks) */
 } srs_cells;
 
 static void cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P, const srs_limit_arcs *A, int g)
@@ -1119,20 +1167,29 @@ static void cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P,
     }
     arm_lin(P, g, &C->L);
     C->half_singular = C->L.half_singular[0] || C->L.half_singular[1];
-    C->nb = arm_breaks(m, &C->L, 0, C->br);
+    C->nb = arm_breaks(m, &C->L, 0, C->br, C->tag);
+    C->dirty = 0x3Fu;
 }
 
 static int cells_next(srs_cells *C, pik_real *lo, pik_real *hi, unsigned *mask)
 {
     while (C->i + 1 < C->nb) {
         pik_real a0 = C->br[C->i], a1 = C->br[C->i + 1], mid = PIK_R(0.5) * (a0 + a1);
+        /* a slot's status changes only at its own limit crossings: crossing another breakpoint
+         * (an exclusion edge, +-pi) re-evaluates every slot */
+        C->dirty |= C->tag[C->i] < SRS_TAG_OTHER ? 1u << C->tag[C->i] : 0x3Fu;
         C->i++;
         if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(&C->L, mid)) {
             continue;
         }
         *lo = a0;
         *hi = a1;
-        *mask = C->half_singular ? arm_feasible_at(C->m, C->P, C->g, mid, 0) : cell_mask(&C->L, C->A, mid);
+        if (C->half_singular) {
+            *mask = arm_feasible_at(C->m, C->P, C->g, mid, 0);
+        } else {
+            *mask = cell_mask(&C->L, C->A, mid, C->dirty, C->slot_ok);
+            C->dirty = 0u;
+        }
         return 1;
     }
     return 0;
@@ -1144,7 +1201,7 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
     srs_pose P;
     srs_limit_arcs A;
     srs_cells C;
-    pik_psi_set branch[8], all;
+    pik_psi_set local[8], all, *branch = per_branch ? per_branch : local; /* the caller's sets when given */
     pik_real lo, hi;
     unsigned mask;
     int st, b, g, k, ok = 1;
@@ -1171,13 +1228,10 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
             ok &= set_union(&all, &branch[b], &all);
         }
     }
-    if (per_branch) {
-        for (b = 0; b < 8; ++b) {
-            per_branch[b] = branch[b];
-        }
-    }
     if (union_out) {
-        *union_out = all;
+        union_out->count = all.count;
+        memcpy(union_out->lo_rad, all.lo_rad, (size_t)all.count * sizeof all.lo_rad[0]);
+        memcpy(union_out->hi_rad, all.hi_rad, (size_t)all.count * sizeof all.hi_rad[0]);
     }
     return st == PIK_OK && !ok ? PIK_ERR_BAD_MODEL : st; /* cannot happen: see PIK_MAX_PSI_INTERVALS */
 }
@@ -1188,6 +1242,7 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
 typedef struct srs_best {
     int found;
     pik_real cost, psi;
+    pik_real singularity;        /* its singularity measure (min |sin t2|, |sin t4|, |sin t6|) */
     int branch;
 } srs_best;
 
@@ -1205,7 +1260,15 @@ typedef struct srs_search {
     srs_lin_arm lin;             /* one arm's linear form (arm_lin), built on first use; one slot (stack):
                                   * the searches take the arms one after the other */
     pik_real sc_c[7], cc_c[7];   /* NEAREST: sin and cos of q_current's angles t */
+    int mapped;                  /* the minimisers' variable u is a polar angle: psi = centre + scale tan u */
+    pik_real map_centre, map_scale;
+    int n_split;                 /* cells whose bound left a gap after their search (search_cell), */
+    struct {                     /* the SRS_SPLIT_CELLS lowest bounds kept, to be halved at the end */
+        pik_real a0, a1, lb;
+        int b;
+    } split[8];
 } srs_search;
+#define SRS_SPLIT_CELLS 8
 
 /* Arm g's linear form, built when another arm's (or none) is held. */
 static const srs_lin_arm *search_lin(srs_search *S, int g)
@@ -1234,7 +1297,7 @@ static void search_thetas(srs_search *S, int g, pik_real psi, pik_real rep[7], p
 /* Scores branch `want` of arm g at psi, or every allowed branch of g for want = -1; keeps the best.
  * Returns branch `want`'s cost (HUGE when it does not qualify). rep_out (may be NULL) receives the
  * representative angles. */
-static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *rep_out)
+static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *rep_out, pik_real *costs4)
 {
     pik_real rep[7], th[7], q[7], sing, want_cost = PIK_HUGE;
     srs_best *B = S->best;
@@ -1253,6 +1316,9 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
         q_of_thetas(S->m, th, q);
         verdict = pik_score(&S->sc, q, sing, b, 0, &r);
         S->blocked |= verdict == PIK_SCORE_BLOCKED;
+        if (costs4) {
+            costs4[k] = verdict == PIK_SCORE_OK ? r.cost : PIK_HUGE;
+        }
         if (verdict != PIK_SCORE_OK) {
             continue;
         }
@@ -1264,6 +1330,7 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
             B->cost = r.cost;
             B->psi = psi;
             B->branch = b;
+            B->singularity = sing;
         }
     }
     return want_cost;
@@ -1271,7 +1338,18 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
 
 static pik_real visit_branch(srs_search *S, int b, pik_real psi)
 {
-    return visit(S, (b >> 1) & 1, psi, b, 0);
+    return visit(S, (b >> 1) & 1, psi, b, 0, 0);
+}
+
+/* Branch b's cost at the minimisers' variable u: psi itself, or a polar angle (polar_window). */
+static pik_real eval_branch(srs_search *S, int b, pik_real u)
+{
+    if (S->mapped) {
+        pik_real su, cu;
+        pik_sincos_r(u, &su, &cu);
+        u = S->map_centre + S->map_scale * (su / cu);
+    }
+    return visit_branch(S, b, u);
 }
 
 /* A lower bound of branch b's cost at psi for the NEAREST policy, from arm g's linear form without
@@ -1324,10 +1402,9 @@ static pik_real probe_bound(srs_search *S, int b, pik_real psi)
  * (costs fw, fv) are two earlier points for the first parabola (x for none). Golden section alone
  * needs ~45 evaluations for 1e-9 of a 0.1 rad cell; Brent ~10 where the minimum is smooth. */
 static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, pik_real fx, pik_real w, pik_real fw,
-                     pik_real v, pik_real fv, int iterations)
+                     pik_real v, pik_real fv, int iterations, pik_real tol)
 {
     const pik_real cgold = PIK_R(0.3819660112501051);
-    const pik_real tol = SRS_SEARCH_TOL;
     pik_real d = c - a, e = c - a, u, fu; /* as if the last two steps spanned the bracket: the first two
                                            * parabolas are accepted when they fall inside it */
     int it;
@@ -1360,7 +1437,7 @@ static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, p
             d = cgold * e;
         }
         u = pik_fabs(d) >= tol ? x + d : x + (d >= 0 ? tol : -tol);
-        fu = visit_branch(S, b, u);
+        fu = eval_branch(S, b, u);
         if (fu <= fx) {
             if (u >= x) {
                 a = x;
@@ -1386,6 +1463,46 @@ static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, p
     }
 }
 
+/* The searches bracket a minimum to about SRS_SEARCH_TOL (h) of psi. At an interior minimum the
+ * distance d then exceeds the optimum by about K h^2 / (2 d), K = sum of w_j (dq_j/dpsi)^2; the joints'
+ * rates are at most ~1 / s with s the singularity measure (t1 and t3 turn at ~1 / |sin t2| next to a
+ * shoulder singularity, likewise t5 and t7 at the wrist). Where that may exceed a small fraction of
+ * the promised 1e-9 rad (README "Selection rules") -- d below SRS_POLISH_NEAR / s^2: q_current next
+ * to the pose's own solution, or a singularity -- the winner is refined once, in a bracket of a few h
+ * around it, down to SRS_POLISH_TOL x s (a few rounding steps of psi at least), unless the distance
+ * changes by less than SRS_POLISH_DIST over that whole bracket. A minimum on a limit edge (first
+ * order in h) is a breakpoint of the branch and bound, scored exactly, not a search result. */
+#define SRS_POLISH_NEAR PIK_TOL(1e-6, 1e-3)
+#define SRS_POLISH_TOL PIK_TOL(1e-14, 1e-7)
+#define SRS_POLISH_DIST PIK_TOL(1e-11, 1e-6)
+static void polish_best(srs_search *S)
+{
+    const srs_best *B = S->best;
+    const pik_real h = 4 * SRS_SEARCH_TOL;
+    pik_real x = B->psi, fx = B->cost, fa, fc, sing = B->singularity, tol;
+    int b = B->branch;
+    if (pik_sqrt(fx) * sing * sing >= SRS_POLISH_NEAR) {
+        return;
+    }
+    tol = SRS_POLISH_TOL * (sing < 1 ? sing : 1);
+    if (tol < 4 * PIK_EPS * pik_fabs(x)) {
+        tol = 4 * PIK_EPS * pik_fabs(x);
+    }
+    fa = visit_branch(S, b, x - h);
+    fc = visit_branch(S, b, x + h);
+    if (fa < PIK_HUGE && fc < PIK_HUGE) {
+        /* d = sqrt(cost): over the bracket d moves by at most (max f - fx) / (2 sqrt(fx)) */
+        pik_real spread = (fa > fc ? fa : fc) - fx;
+        if (spread <= 2 * SRS_POLISH_DIST * pik_sqrt(fx)) {
+            return;
+        }
+    }
+    if (B->psi != x) {
+        return; /* one side was better: the searches' bracket was wrong; that point stands */
+    }
+    brent_on(S, b, x - h, x + h, x, fx, x - h, fa, x + h, fc, 48, tol);
+}
+
 /* Minimises branch b's cost on [lo, hi] (smooth in psi between breakpoints) from its middle, in at
  * most 41 evaluations (the 56 golden steps before took 58): the worst case of the branch and bound
  * is this times its cells. */
@@ -1395,7 +1512,7 @@ static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi)
     if (hi - lo <= SRS_PSI_EPS) {
         return;
     }
-    brent_on(S, b, lo, hi, x, visit_branch(S, b, x), x, PIK_HUGE, x, PIK_HUGE, 40);
+    brent_on(S, b, lo, hi, x, visit_branch(S, b, x), x, PIK_HUGE, x, PIK_HUGE, 40, SRS_SEARCH_TOL);
 }
 
 /* Local search of branch b from psi0: bracket the minimum by walking downhill with growing steps,
@@ -1430,7 +1547,7 @@ static void local_search(srs_search *S, int b, pik_real psi0)
     if (!(fx <= fa && fx <= fc)) {
         return;
     }
-    brent_on(S, b, a, c, x, fx, a, fa, c, fc, 40);
+    brent_on(S, b, a, c, x, fx, a, fa, c, fc, 40, SRS_SEARCH_TOL);
 }
 
 /* Angular distance |wrap(a - b)|. */
@@ -1507,15 +1624,235 @@ static void scan_branches(srs_search *S, int g)
 }
 
 /*
- * Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
- * is monotone in a cell): per branch, a cell whose lower bound -- each joint's angular distance from
- * q_current to the arc the joint sweeps over the cell (or, without q_current, minus the best margin
- * the arcs allow) -- is below the best cost so far is searched; the others cannot hold the optimum.
+ * NEAREST inside the exclusion around a singular arm angle psi_s of arm g that is only nearly singular
+ * (|sin t2| or |sin t6| reaches a small delta > 0, not 0): there t1 and t3 (t5 and t7) turn by up to
+ * pi within ~delta of psi, so the cells carry no bound and a search in psi cannot resolve them, yet the
+ * nearest solution may lie there (q_current next to the singular configuration). To first order in
+ * psi - psi_s the vector (sin t2 sin t1, sin t2 cos t1) of the linear form moves on a straight line,
+ * v0 + v1 (psi - psi_s); with h its closest approach and scale = (closest distance) / |v1|, the angle t1
+ * is, to that order, a constant plus u in psi = psi_s + h + scale tan u: uniform in u is uniform in the
+ * fast joints. The exclusion is sampled in u, every branch's local minima are refined in u (Brent).
  */
-static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
+#define SRS_POLAR_SAMPLES 24
+#define SRS_POLAR_TOL PIK_TOL(1e-12, 1e-6)
+SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
+{
+    const srs_lin_arm *L = search_lin(S, g);
+    const lin3 n = L->n[wrist ? 3 : 0], d = L->d[wrist ? 3 : 0];
+    const pik_real E = PIK_PSI_SINGULAR_EXCLUSION_RAD;
+    enum { HALF = SRS_POLAR_SAMPLES / 2 };
+    pik_real sp, cp, v0x, v0y, v1x, v1y, n1, h, px, py, delta2, r_seed, lo, hi, u_in, u[SRS_POLAR_SAMPLES / 2];
+    pik_real f[SRS_POLAR_SAMPLES / 2][4];
+    int i, k, side;
+    pik_sincos_r(psi_s, &sp, &cp);
+    v0x = lin_eval(n, sp, cp);
+    v0y = lin_eval(d, sp, cp);
+    v1x = n.a * cp - n.b * sp;
+    v1y = d.a * cp - d.b * sp;
+    n1 = v1x * v1x + v1y * v1y;
+    if (!(n1 > SRS_ROOT_NORM_MIN)) {
+        return;
+    }
+    h = -(v0x * v1x + v0y * v1y) / n1;
+    px = v0x + h * v1x;
+    py = v0y + h * v1y;
+    delta2 = px * px + py * py;
+    S->map_centre = psi_s + h;
+    S->map_scale = pik_sqrt(delta2 / n1);
+    /* Within r_seed of the centre |sin t2| <= SRS_SING_ABS: the IK keeps the seed's t1 there (one
+     * configuration, the one at psi_s). Just inside and just outside that radius on both sides: the
+     * seed's split with the other pair's state there, and the pair's own directions. */
+    r_seed = delta2 < SRS_SING_ABS * SRS_SING_ABS ? pik_sqrt((SRS_SING_ABS * SRS_SING_ABS - delta2) / n1) : 0;
+    if (r_seed > 0) {
+        visit(S, g, S->map_centre - PIK_R(1.001) * r_seed, -1, 0, 0);
+        visit(S, g, S->map_centre - PIK_R(0.999) * r_seed, -1, 0, 0);
+        visit(S, g, S->map_centre + PIK_R(0.999) * r_seed, -1, 0, 0);
+        visit(S, g, S->map_centre + PIK_R(1.001) * r_seed, -1, 0, 0);
+    }
+    if (!(S->map_scale > 0)) {
+        return; /* exactly singular: the pair's direction is constant on either side */
+    }
+    /* The exclusion [psi_s - E, psi_s + E] in u, without the seed's zone (-u_in, u_in); each side is
+     * sampled and its local minima refined on its own. */
+    lo = pik_atan2_r(psi_s - E - S->map_centre, S->map_scale);
+    hi = pik_atan2_r(psi_s + E - S->map_centre, S->map_scale);
+    u_in = pik_atan2_r(PIK_R(1.001) * r_seed, S->map_scale);
+    for (side = 0; side < 2; ++side) {
+        pik_real a0 = side ? (u_in > lo ? u_in : lo) : lo, a1 = side ? hi : (-u_in < hi ? -u_in : hi), du;
+        if (!(a1 > a0)) {
+            continue;
+        }
+        du = (a1 - a0) / HALF;
+        for (i = 0; i < HALF; ++i) {
+            pik_real su, cu;
+            u[i] = a0 + ((pik_real)i + PIK_R(0.5)) * du;
+            pik_sincos_r(u[i], &su, &cu);
+            visit(S, g, S->map_centre + S->map_scale * (su / cu), -1, 0, f[i]);
+        }
+        S->mapped = 1;
+        for (k = 0; k < 4; ++k) {
+            int b = SRS_BRANCH(g, k);
+            if (!(S->allowed & (1u << b))) {
+                continue;
+            }
+            for (i = 0; i < HALF; ++i) {
+                pik_real fl = i > 0 ? f[i - 1][k] : PIK_HUGE, fr = i + 1 < HALF ? f[i + 1][k] : PIK_HUGE;
+                if (f[i][k] < PIK_HUGE && f[i][k] <= fl && f[i][k] <= fr) {
+                    pik_real a = i > 0 ? u[i - 1] : a0, c = i + 1 < HALF ? u[i + 1] : a1;
+                    brent_on(S, b, a, c, u[i], f[i][k], a, fl, c, fr, 64, SRS_POLAR_TOL);
+                }
+            }
+        }
+        S->mapped = 0;
+    }
+}
+
+/* Deepest subdivision of a cell (into 1/8) where its bound stays below the best after the search. */
+#define SRS_CELL_SPLIT_DEPTH 3
+/* ... and only where the bound's gap to the best is at least this fraction of the best. */
+#define SRS_CELL_SPLIT_GAP PIK_R(0.1)
+
+/* One cell [a0, a1] of branch b, every joint monotone in it (rate: the representative joints' rates at
+ * its middle, whose signs hold throughout), rep_a / rep_b the representative angles at its ends: the
+ * lower bound of the cost in the cell -- each joint's angular distance from q_current to the arc it
+ * sweeps (or, without q_current, minus the best margin the arcs allow) -- and, where it is below the
+ * best so far, a search of the cell from its middle. Returns 1 when the bound still leaves a gap to
+ * the best after the search: the cost is a sum of terms each unimodal in the cell but may itself have
+ * two minima where q_current is far, and the search finds one (split_cells halves such cells). */
+static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik_real rep_a[7],
+                       const pik_real rep_b[7], const pik_real rate[6], const pik_real *th_c, pik_real *lb_out)
 {
     const pik_srs_model *m = S->m;
     const pik_select_options *o = S->sc.o;
+    const srs_lin_arm *L = &S->lin;
+    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE;
+    int jj;
+    branch_thetas(b, rep_a, ta);
+    branch_thetas(b, rep_b, tb);
+    for (jj = 0; jj < 7; ++jj) {
+        pik_real sweep, w = o->weights ? o->weights[jj] : 1, mid_t, qm;
+        int kk = jj < 3 ? jj : jj - 1;
+        if (jj == 3) {
+            sweep = 0;
+        } else if (L->half_singular[kk / 3]) {
+            continue; /* t1 + t3 (t5 + t7) only: no bound from these joints */
+        } else {
+            /* monotone: the sweep's sign is the rate's; t2 and t6 run backwards on the flipped branch */
+            int flipped = (kk == 1 && (b & 1)) || (kk == 4 && (b & 4));
+            pik_real dir = (rate[kk] >= 0) != flipped ? 1 : -1;
+            sweep = pik_wrap_pi(tb[jj] - ta[jj]);
+            /* The short way unless the rate says otherwise; a rate or a reverse sweep at rounding level
+             * (a joint constant in psi, e.g. t1 and t2 with the elbow stretched) is noise, not a turn. */
+            if (sweep * dir < 0 && pik_fabs(rate[kk]) > SRS_RATE_NOISE && pik_fabs(sweep) > SRS_RATE_NOISE) {
+                sweep += dir * PIK_TWO_PI;
+            }
+        }
+        /* feasibility: no limit is crossed inside the cell, so the arc's middle decides */
+        mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
+        qm = srs_q_of_theta(m, jj, mid_t);
+        if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
+              pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
+              pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
+            return 0;
+        }
+        if (S->sc.q_current) {
+            pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
+            lb += w * d * d;
+        } else {
+            pik_real ub = arc_margin_ub(m, jj, ta[jj], sweep);
+            margin_ub = ub < margin_ub ? ub : margin_ub;
+        }
+    }
+    if (!S->sc.q_current) {
+        lb = -margin_ub;
+    }
+    *lb_out = lb;
+    if (S->best->found && lb >= S->best->cost - SRS_COST_TOL) {
+        return 0;
+    }
+    /* the ends are scored already (every breakpoint and split point is visited on every branch) */
+    minimise_on(S, b, a0, a1);
+    return S->sc.q_current && S->best->found && S->best->cost - lb >= SRS_CELL_SPLIT_GAP * S->best->cost &&
+           a1 - a0 >= 64 * SRS_SEARCH_TOL;
+}
+
+/* Keeps whole cell [a0, a1] of branch b (bound lb) for split_cells: the SRS_SPLIT_CELLS lowest bounds. */
+static void keep_split(srs_search *S, int b, pik_real a0, pik_real a1, pik_real lb)
+{
+    int slot = S->n_split, k;
+    if (S->n_split < SRS_SPLIT_CELLS) {
+        S->n_split++;
+    } else {
+        slot = 0;
+        for (k = 1; k < SRS_SPLIT_CELLS; ++k) {
+            slot = S->split[k].lb > S->split[slot].lb ? k : slot;
+        }
+        if (S->split[slot].lb <= lb) {
+            return;
+        }
+    }
+    S->split[slot].a0 = a0;
+    S->split[slot].a1 = a1;
+    S->split[slot].lb = lb;
+    S->split[slot].b = b;
+}
+
+/* After every cell is searched (the best is final and prunes most of them), the kept cells whose bound
+ * still leaves the gap are halved, depth first without recursion (a stack of SRS_CELL_SPLIT_DEPTH + 1
+ * pieces), each half bounded and searched again and halved again while its gap remains, down to
+ * SRS_CELL_SPLIT_DEPTH levels; the cell that holds the best is halved once (its minimum is found). */
+SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
+{
+    struct {
+        pik_real a0, a1;
+        int depth;
+    } stack[SRS_CELL_SPLIT_DEPTH + 1];
+    int i, k, top;
+    for (i = 0; i < S->n_split; ++i) {
+        int b = S->split[i].b, g = (b >> 1) & 1, max_depth;
+        pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, sm, cm, rate[6];
+        const srs_lin_arm *L;
+        if (S->best->cost - S->split[i].lb < SRS_CELL_SPLIT_GAP * S->best->cost) {
+            continue;
+        }
+        max_depth = b == S->best->branch && a0 <= S->best->psi && S->best->psi <= a1 ? 1 : SRS_CELL_SPLIT_DEPTH;
+        L = search_lin(S, g);
+        pik_sincos_r(PIK_R(0.5) * (a0 + a1), &sm, &cm);
+        for (k = 0; k < 6; ++k) {
+            rate[k] = lin_eval(joint_rate(L, k), sm, cm);
+        }
+        stack[0].a0 = a0;
+        stack[0].a1 = a1;
+        stack[0].depth = 0;
+        top = 1;
+        while (top > 0) {
+            pik_real c0 = stack[top - 1].a0, c1 = stack[top - 1].a1, mid = PIK_R(0.5) * (c0 + c1), sing, lb;
+            pik_real rep_a[7], rep_m[7], rep_b[7];
+            int depth = stack[--top].depth + 1;
+            search_thetas(S, g, c0, rep_a, &sing);
+            search_thetas(S, g, mid, rep_m, &sing);
+            search_thetas(S, g, c1, rep_b, &sing);
+            visit_branch(S, b, mid);
+            /* a half that keeps its gap is pushed; depth first: at most one pending half per level */
+            if (search_cell(S, b, c0, mid, rep_a, rep_m, rate, th_c, &lb) && depth < max_depth) {
+                stack[top].a0 = c0;
+                stack[top].a1 = mid;
+                stack[top++].depth = depth;
+            }
+            if (search_cell(S, b, mid, c1, rep_m, rep_b, rate, th_c, &lb) && depth < max_depth) {
+                stack[top].a0 = mid;
+                stack[top].a1 = c1;
+                stack[top++].depth = depth;
+            }
+        }
+    }
+    S->n_split = 0;
+}
+
+/* Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
+ * is monotone in a cell): search_cell for each allowed branch. */
+static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
+{
     const srs_lin_arm *L = search_lin(S, g);
     pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7];
     int nb, i, k, j;
@@ -1523,17 +1860,17 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
         scan_branches(S, g);
         return;
     }
-    nb = arm_breaks(m, L, 1, br);
+    nb = arm_breaks(S->m, L, 1, br, 0);
     for (j = 0; j < L->n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
-        visit(S, g, L->sing_psi[j], -1, 0);
+        visit(S, g, L->sing_psi[j], -1, 0, 0);
     }
     /* Every breakpoint is scored on every branch: an in-limit set may be a single arm angle (several
      * joints at a limit at once, in a cell too short to search), and an optimum on a limit is one */
-    visit(S, g, br[0], -1, rep_a);
+    visit(S, g, br[0], -1, rep_a, 0);
     for (i = 0; i + 1 < nb; ++i) {
         pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1), sm, cm, rate[6];
-        visit(S, g, a1, -1, rep_b);
+        visit(S, g, a1, -1, rep_b, 0);
         if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(L, mid)) {
             memcpy(rep_a, rep_b, sizeof rep_a);
             continue;
@@ -1543,64 +1880,18 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
             rate[k] = lin_eval(joint_rate(L, k), sm, cm);
         }
         for (k = 0; k < 4; ++k) {
-            int b = SRS_BRANCH(g, k), jj, feasible = 1;
-            pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE;
-            if (!(S->allowed & (1u << b))) {
-                continue;
-            }
-            branch_thetas(b, rep_a, ta);
-            branch_thetas(b, rep_b, tb);
-            for (jj = 0; jj < 7; ++jj) {
-                pik_real sweep, w = o->weights ? o->weights[jj] : 1, mid_t, qm;
-                int kk = jj < 3 ? jj : jj - 1;
-                if (jj == 3) {
-                    sweep = 0;
-                } else if (L->half_singular[kk / 3]) {
-                    continue; /* t1 + t3 (t5 + t7) only: no bound from these joints */
-                } else {
-                    /* monotone: the sweep's sign is the rate's; t2 and t6 run backwards on the flipped branch */
-                    int flipped = (kk == 1 && (b & 1)) || (kk == 4 && (b & 4));
-                    pik_real dir = (rate[kk] >= 0) != flipped ? 1 : -1;
-                    sweep = pik_wrap_pi(tb[jj] - ta[jj]);
-                    /* The short way unless the rate says otherwise; a rate or a reverse sweep at
-                     * rounding level (a joint constant in psi, e.g. t1 and t2 with the elbow
-                     * stretched) is noise, not a full turn. */
-                    if (sweep * dir < 0 && pik_fabs(rate[kk]) > SRS_RATE_NOISE && pik_fabs(sweep) > SRS_RATE_NOISE) {
-                        sweep += dir * PIK_TWO_PI;
-                    }
-                }
-                /* feasibility: no limit is crossed inside the cell, so the arc's middle decides */
-                mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
-                qm = srs_q_of_theta(m, jj, mid_t);
-                if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
-                      pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
-                      pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
-                    feasible = 0;
-                    break;
-                }
-                if (S->sc.q_current) {
-                    pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
-                    lb += w * d * d;
-                } else {
-                    pik_real ub = arc_margin_ub(m, jj, ta[jj], sweep);
-                    margin_ub = ub < margin_ub ? ub : margin_ub;
-                }
-            }
-            if (!feasible) {
-                continue;
-            }
-            if (!S->sc.q_current) {
-                lb = -margin_ub;
-            }
-            if (!S->best->found || lb < S->best->cost - SRS_COST_TOL) {
-                /* the ends first (an optimum on a limit is there), then the inside; the ends of pruned
-                 * cells need no visit: the bound covers them */
-                visit_branch(S, b, a0);
-                visit_branch(S, b, a1);
-                minimise_on(S, b, a0, a1);
+            int b = SRS_BRANCH(g, k);
+            pik_real lb;
+            if ((S->allowed & (1u << b)) && search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, &lb)) {
+                keep_split(S, b, a0, a1, lb);
             }
         }
         memcpy(rep_a, rep_b, sizeof rep_a);
+    }
+    if (S->sc.q_current) {
+        for (j = 0; j < L->n_sing; ++j) {
+            polar_window(S, g, j >= L->n_sing_shoulder, L->sing_psi[j]);
+        }
     }
 }
 
@@ -1716,7 +2007,7 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     const pik_select_options *o = opts ? opts : &zero_opts;
     srs_pose P;
     srs_search S;
-    srs_best best;
+    srs_best best, unpolished;
     pik_solution sol;
     pik_real th_c[7], q_sel[7];
     pik_score_out r;
@@ -1754,14 +2045,17 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     best.cost = PIK_HUGE;
     best.psi = 0;
     best.branch = 0;
+    unpolished = best;
     S.best = &best;
     /* one arm angle per arm: arm_thetas directly; every other policy evaluates arms many times */
     S.lin_g = policy == PIK_PSI_GIVEN ? -2 : -1;
+    S.mapped = 0;
+    S.n_split = 0;
 
     if (policy == PIK_PSI_GIVEN) {
         pik_real psi = pik_wrap_pi(*psi_rad_inout);
         for (g = 0; g < P.n_gc4; ++g) {
-            visit(&S, g, psi, -1, 0);
+            visit(&S, g, psi, -1, 0, 0);
         }
     } else if (policy == PIK_PSI_WIDEST) {
         widest(&S);
@@ -1817,6 +2111,14 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
              * nothing is pruned until the sweep meets the optimum). A point whose bound (no atan2)
              * already exceeds the local minimum cannot be better and is not visited. */
             int decides = best.found && near_mask == (1 << b_c) && best.cost <= lb_other;
+            if (decides) {
+                /* A local minimum on a limit edge (the branch leaves its limits next to it) does not
+                 * decide: the branch may re-enter its limits elsewhere, nearer q_current, which only
+                 * the branch and bound's cells see. */
+                const pik_real edge = PIK_TOL(1e-7, 1e-4);
+                decides = visit_branch(&S, best.branch, best.psi - edge) < PIK_HUGE &&
+                          visit_branch(&S, best.branch, best.psi + edge) < PIK_HUGE;
+            }
             probe.found = 0;
             probe.cost = PIK_HUGE;
             S.best = &probe;
@@ -1844,16 +2146,28 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
                     branch_and_bound(&S, g, th_c);
                 }
             }
+            split_cells(&S, th_c);
+        }
+        if (best.found && best.cost > SRS_COST_TOL) {
+            unpolished = best;
+            polish_best(&S);
         }
     }
     if (!best.found) {
         return S.blocked ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
-    /* Solve the chosen arm angle exactly, with the self-check, and score it with the kernel. */
-    if (!solve_branch(m, &P, best.psi, S.seed_theta, best.branch, &sol)) {
-        return PIK_NONE_IN_LIMITS;
+    /* Solve the chosen arm angle exactly, with the self-check, and score it with the kernel. The
+     * polish may end a hair outside a limit's tolerance where the search's linear form and the exact
+     * solution differ by rounding: then the unpolished winner stands. */
+    verdict = solve_branch(m, &P, best.psi, S.seed_theta, best.branch, &sol)
+                  ? pik_score(&S.sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
+                  : PIK_SCORE_OUTSIDE;
+    if (verdict != PIK_SCORE_OK && unpolished.found) {
+        best = unpolished;
+        verdict = solve_branch(m, &P, best.psi, S.seed_theta, best.branch, &sol)
+                      ? pik_score(&S.sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
+                      : PIK_SCORE_OUTSIDE;
     }
-    verdict = pik_score(&S.sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r);
     if (verdict != PIK_SCORE_OK) {
         return verdict == PIK_SCORE_BLOCKED ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }

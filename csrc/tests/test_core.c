@@ -601,6 +601,120 @@ static void test_srs(const pik_srs_model *m, int n, int n_select)
            n_select < n ? n_select : n, sel_far, TOL(1e-6, 2e-3), worst_excess);
 }
 
+/* Tool (TCP) frames: a model copy with T_tool set solves TCP poses (fk = flange fk x T_tool, ik_all of
+ * the TCP pose holds the generating q -- in the float build where the singularity measure is at least
+ * 0.05), for the 6R and both S-R-S arms; the model check refuses a tool
+ * that is not a rigid transform (status, no crash). */
+static void compose44(const pik_real A[16], const pik_real B[16], pik_real C[16])
+{
+    int r, c, k;
+    for (r = 0; r < 4; ++r) {
+        for (c = 0; c < 4; ++c) {
+            pik_real v = 0;
+            for (k = 0; k < 4; ++k) v += A[4 * r + k] * B[4 * k + c];
+            C[4 * r + c] = v;
+        }
+    }
+}
+
+static void tool_of(double roll, double pitch, double yaw, double x, double y, double z, pik_real T[16])
+{
+    double cr = cos(roll), sr = sin(roll), cp = cos(pitch), sp = sin(pitch), cy = cos(yaw), sy = sin(yaw);
+    pik_real M[16] = {0};
+    M[0] = (pik_real)(cy * cp); M[1] = (pik_real)(cy * sp * sr - sy * cr); M[2] = (pik_real)(cy * sp * cr + sy * sr);
+    M[4] = (pik_real)(sy * cp); M[5] = (pik_real)(sy * sp * sr + cy * cr); M[6] = (pik_real)(sy * sp * cr - cy * sr);
+    M[8] = (pik_real)(-sp); M[9] = (pik_real)(cp * sr); M[10] = (pik_real)(cp * cr);
+    M[3] = (pik_real)x; M[7] = (pik_real)y; M[11] = (pik_real)z; M[15] = 1;
+    memcpy(T, M, sizeof M);
+}
+
+static void test_tool(int n)
+{
+    pik_arm6_model m6 = *pik_piper_model(0);
+    pik_srs_model m7[2];
+    int i, a, fk_bad = 0, missing = 0;
+    double worst_fk = 0;
+    m7[0] = *pik_iiwa14_model();
+    m7[1] = *pik_nero_model();
+    CHECK(m6.T_tool[15] == 0 && m7[0].T_tool[15] == 0 && m7[1].T_tool[15] == 0, "built-in models have no tool");
+    for (i = 0; i < n; ++i) {
+        pik_real tool[16], q[7], T0[16], T[16], Tref[16], psi;
+        pik_solution_set set;
+        int k, found = 0;
+        tool_of(rng_uniform(-3, 3), rng_uniform(-1.5, 1.5), rng_uniform(-3, 3), rng_uniform(-0.3, 0.3),
+                rng_uniform(-0.3, 0.3), rng_uniform(-0.3, 0.3), tool);
+        for (a = 0; a < 3; ++a) {
+            int dof = a == 0 ? 6 : 7, j;
+            const pik_real *lo = a == 0 ? m6.lower_rad : m7[a - 1].lower_rad, *hi = a == 0 ? m6.upper_rad : m7[a - 1].upper_rad;
+            for (j = 0; j < dof; ++j) q[j] = (pik_real)rng_uniform((double)lo[j], (double)hi[j]);
+            if (a == 0) {
+                memset(m6.T_tool, 0, sizeof m6.T_tool);
+                pik_arm6_fk(&m6, q, T0);
+                memcpy(m6.T_tool, tool, sizeof tool);
+                CHECK(pik_arm6_model_check(&m6) == PIK_OK, "a rigid tool is accepted (6R)");
+                pik_arm6_fk(&m6, q, T);
+                pik_arm6_ik(&m6, T, q, &set);
+            } else {
+                pik_srs_model *m = &m7[a - 1];
+                memset(m->T_tool, 0, sizeof m->T_tool);
+                pik_srs_fk(m, q, T0);
+                memcpy(m->T_tool, tool, sizeof tool);
+                CHECK(pik_srs_model_check(m) == PIK_OK, "a rigid tool is accepted (S-R-S)");
+                pik_srs_fk(m, q, T);
+                pik_srs_arm_angle(m, q, &psi);
+                pik_srs_ik(m, T, psi, q, 0xFFu, &set);
+            }
+            compose44(T0, tool, Tref);
+            for (k = 0; k < 16; ++k) {
+                double e = fabs((double)(T[k] - Tref[k]));
+                if (e > worst_fk) worst_fk = e;
+                if (e > TOL(1e-12, 1e-5)) { fk_bad++; break; }
+            }
+            for (k = 0; k < set.count; ++k) {
+                double d = 0;
+                for (j = 0; j < dof; ++j) {
+                    double e = fabs(remainder((double)(set.sol[k].q_rad[j] - q[j]), 2 * M_PI));
+                    if (e > d) d = e;
+                }
+                found |= d <= TOL(1e-8, 2e-3);
+            }
+            {
+                /* float: next to a singularity the recovered joints carry ~FLT_EPSILON / singularity */
+                double sing = a == 0 ? (double)pik_arm6_singularity(&m6, q) : (double)pik_srs_singularity_of(&m7[a - 1], q);
+                missing += !found && sing >= TOL(0.0, 0.05);
+            }
+            found = 0;
+        }
+    }
+    CHECK(fk_bad == 0, "tool: fk = flange fk x T_tool on %d of %d (worst %.2e)", 3 * n - fk_bad, 3 * n, worst_fk);
+    CHECK(missing == 0, "tool: ik of the TCP pose holds the generating q (%d missing of %d)", missing, 3 * n);
+    {
+        /* refused: a scaled rotation, a bad last row, a huge offset, NaN; all zeros is "no tool" */
+        pik_real bad[16];
+        tool_of(0.1, 0.2, 0.3, 0, 0, 0.1, bad);
+        bad[0] *= 2;
+        memcpy(m6.T_tool, bad, sizeof bad);
+        CHECK(pik_arm6_model_check(&m6) == PIK_ERR_BAD_MODEL, "a scaled tool rotation is refused");
+        tool_of(0, 0, 0, 0, 0, 0.1, bad);
+        bad[14] = 0.5;
+        memcpy(m7[0].T_tool, bad, sizeof bad);
+        CHECK(pik_srs_model_check(&m7[0]) == PIK_ERR_BAD_MODEL, "a tool with a bad last row is refused");
+        tool_of(0, 0, 0, 0, 0, 1e4, bad);
+        memcpy(m7[1].T_tool, bad, sizeof bad);
+        CHECK(pik_srs_model_check(&m7[1]) == PIK_ERR_BAD_MODEL, "a tool 10 km long is refused");
+        tool_of(0, 0, 0, 0, 0, 0.1, bad);
+        bad[3] = (pik_real)NAN;
+        memcpy(m6.T_tool, bad, sizeof bad);
+        CHECK(pik_arm6_model_check(&m6) == PIK_ERR_BAD_MODEL, "a NaN tool is refused");
+        memset(m6.T_tool, 0, sizeof m6.T_tool);
+        m6.T_tool[5] = 1;
+        CHECK(pik_arm6_model_check(&m6) == PIK_ERR_BAD_MODEL, "a tool of zeros but one entry is refused");
+        memset(m6.T_tool, 0, sizeof m6.T_tool);
+        CHECK(pik_arm6_model_check(&m6) == PIK_OK, "all zeros is no tool");
+    }
+    printf("tool frames: %d poses x 3 arms, fk vs flange x tool worst %.2e\n", n, worst_fk);
+}
+
 int main(int argc, char **argv)
 {
     int n = PIK_TEST_DEFAULT_COUNT;
@@ -618,6 +732,7 @@ int main(int argc, char **argv)
     test_select(pik_piper_model(0), n / 4 + 1);
     test_srs(pik_iiwa14_model(), n / 4 + 1, n / 40 + 1);
     test_srs(pik_nero_model(), n / 4 + 1, n / 40 + 1);
+    test_tool(n / 4 + 1);
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail == 0 ? 0 : 1;
 }

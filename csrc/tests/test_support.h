@@ -1,7 +1,8 @@
 /*
- * What the C test programs share (csrc/tests/test_core.c, csrc/embedded/accuracy.c,
- * csrc/embedded/bench.c): pass/fail counting and a seeded generator. Each program is one
- * translation unit that includes this once; the counters are that program's own.
+ * What the C test programs share (csrc/tests/test_*.c, csrc/embedded/accuracy.c,
+ * csrc/embedded/bench.c, firmware_bridge/firmware/test_fw.c): pass/fail counting, a seeded
+ * generator and a runner of named test functions. Each program is one translation unit that
+ * includes this once; the counters are that program's own.
  */
 #ifndef PIK_TEST_SUPPORT_H
 #define PIK_TEST_SUPPORT_H
@@ -38,6 +39,16 @@ static int n_pass = 0, n_fail = 0;
         }                                               \
     } while (0)
 
+/* A check without a message of its own: the failing expression is the message. */
+#define EXPECT(cond) CHECK(cond, "%s", #cond)
+
+/* Integer equality, both values printed on failure. */
+#define CHECK_EQ(a, b)                                                                \
+    do {                                                                              \
+        long long a_ = (long long)(a), b_ = (long long)(b);                           \
+        CHECK(a_ == b_, "%s == %s (%lld vs %lld)", #a, #b, a_, b_);                   \
+    } while (0)
+
 /* splitmix64: small and deterministic, so every run is reproducible from its seed on any target
  * (the C library's rand() differs between glibc and newlib). Seed by assigning rng_state. */
 static unsigned long long rng_state = 20261130ULL;
@@ -48,6 +59,12 @@ static inline unsigned long long rng_next(void)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
+}
+
+/* 32 uniform bits (the top half: splitmix64's best mixed). */
+static inline unsigned long rng_u32(void)
+{
+    return (unsigned long)(rng_next() >> 32);
 }
 
 /* Uniform in [lo, hi), from the top 53 bits. */
@@ -68,6 +85,30 @@ static inline void test_args(int argc, char **argv, int *n, unsigned long long *
     if (argc > 2) *seed = strtoull(argv[2], 0, 10);
     if (*n < 1) *n = 1;
     rng_state = *seed;
+}
+
+/* Named test functions, run in order by run_tests. */
+typedef struct test_case {
+    const char *name;
+    void (*fn)(void);
+} test_case;
+
+/* Runs every test, prints "ok   name" or "FAIL name (k checks)" per test and the checks' total as
+ * the last line, "N passed, M failed"; returns the exit status (0 only when nothing failed). */
+static inline int run_tests(const test_case *tests, size_t n_tests)
+{
+    size_t i;
+    for (i = 0; i < n_tests; ++i) {
+        int failed_before = n_fail;
+        tests[i].fn();
+        if (n_fail == failed_before) {
+            printf("ok   %s\n", tests[i].name);
+        } else {
+            printf("FAIL %s (%d checks)\n", tests[i].name, n_fail - failed_before);
+        }
+    }
+    printf("%d passed, %d failed\n", n_pass, n_fail);
+    return n_fail == 0 ? 0 : 1;
 }
 
 #endif /* PIK_TEST_SUPPORT_H */

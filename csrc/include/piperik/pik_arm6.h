@@ -34,11 +34,16 @@ typedef struct pik_arm6_model {
     pik_real theta_offset_rad[6]; /* theta_i = q_i + theta_offset_rad[i] */
     pik_real lower_rad[6];        /* joint limits */
     pik_real upper_rad[6];
+    pik_real T_tool[16];          /* row-major flange -> tool centre point (TCP); all zeros: none.
+                                     With a tool, fk returns the TCP pose and ik takes TCP poses. */
 } pik_arm6_model;
 
 /* The AgileX PiPER, piper_sdk modified DH. legacy_zero = 0: firmware >= S-V1.6-3
  * (dh_is_offset = 1, offsets -172.22 / -102.78 deg); 1: older firmware (-174.22 / -100.78 deg). */
 const pik_arm6_model *pik_piper_model(int legacy_zero);
+/* The PiPER H and PiPER L (AgileX's firmware tables: the PiPER's layout, other lengths). */
+const pik_arm6_model *pik_piper_h_model(void);
+const pik_arm6_model *pik_piper_l_model(void);
 
 /* Returns PIK_OK when the model's lengths and limits are finite and consistent. */
 int pik_arm6_model_check(const pik_arm6_model *model);

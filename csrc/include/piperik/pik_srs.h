@@ -38,11 +38,14 @@ typedef struct pik_srs_model {
     pik_real T_flange[16];    /* fixed, row-major: canonical frame 7 -> the flange frame */
     pik_real lower_rad[7];    /* joint limits of q */
     pik_real upper_rad[7];
+    pik_real T_tool[16];      /* row-major flange -> tool centre point (TCP); all zeros: none. With a
+                                 tool, fk returns the TCP pose and every IK entry point takes TCP poses. */
 } pik_srs_model;
 
 /* The KUKA LBR iiwa 14 R820 (Drake's URDF; flange iiwa_link_ee_kuka). */
 const pik_srs_model *pik_iiwa14_model(void);
-/* The AgileX NERO (AgileX open_nero URDF with exact pi/2; flange gripper_flange). */
+/* The AgileX NERO (AgileX open_nero URDF's joints with exact pi/2; flange: the firmware's, 0.0235 m
+ * past the wrist centre along axis 7, as the arm reports its end pose). */
 const pik_srs_model *pik_nero_model(void);
 
 /* Extra solution flags of S-R-S arms (bits 0-2: GC2, GC4, GC6 negative; 3-5: shoulder (t2 = 0),

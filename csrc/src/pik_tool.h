@@ -1,0 +1,80 @@
+/*
+ * Tool (TCP) frames, shared by the arm classes: a model's T_tool (row-major, flange -> TCP) turns
+ * every pose the solvers take or return into a TCP pose. All zeros (the built-in models) is no tool:
+ * a rigid transform's last entry is 1, so one comparison tells, and the tool-less path costs nothing.
+ * Internal header (static inline: no call, no unused-function warning).
+ */
+#ifndef PIK_TOOL_H
+#define PIK_TOOL_H
+
+#include "pik_math.h"
+
+#include "piperik/pik_pose.h"
+#include "piperik/pik_status.h"
+
+/* Orthonormality required of a tool rotation, and the largest tool offset accepted [m]. */
+#define PIK_TOOL_ORTHO_TOL PIK_TOL(1e-12, 1e-6)
+#define PIK_TOOL_MAX_OFFSET_M PIK_R(100.0)
+
+static inline int pik_tool_present(const pik_real T_tool[16]) { return T_tool[15] != 0; }
+
+/* PIK_OK for no tool (all zeros) or a rigid transform (finite, orthonormal rotation, last row
+ * 0 0 0 1, offset at most PIK_TOOL_MAX_OFFSET_M); PIK_ERR_BAD_MODEL otherwise. */
+static inline int pik_tool_check(const pik_real T_tool[16])
+{
+    pik_real R[9], p[3], err;
+    int i;
+    if (!pik_tool_present(T_tool)) {
+        for (i = 0; i < 16; ++i) {
+            if (T_tool[i] != 0) {
+                return PIK_ERR_BAD_MODEL;
+            }
+        }
+        return PIK_OK;
+    }
+    if (pik_pose_check(T_tool, R, p, &err) != PIK_OK || !(err <= PIK_TOOL_ORTHO_TOL)) {
+        return PIK_ERR_BAD_MODEL;
+    }
+    for (i = 0; i < 3; ++i) {
+        if (!(pik_fabs(p[i]) <= PIK_TOOL_MAX_OFFSET_M)) {
+            return PIK_ERR_BAD_MODEL;
+        }
+    }
+    return PIK_OK;
+}
+
+/* The flange pose of a TCP pose (R, p), in place: R <- R Rt^T, p <- p - R pt (T inv(T_tool)). */
+static inline void pik_tool_strip(const pik_real T_tool[16], pik_real R[9], pik_real p[3])
+{
+    pik_real Rf[9];
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        for (c = 0; c < 3; ++c) {
+            Rf[3 * r + c] = R[3 * r] * T_tool[4 * c] + R[3 * r + 1] * T_tool[4 * c + 1] + R[3 * r + 2] * T_tool[4 * c + 2];
+        }
+    }
+    for (r = 0; r < 3; ++r) {
+        p[r] -= Rf[3 * r] * T_tool[3] + Rf[3 * r + 1] * T_tool[7] + Rf[3 * r + 2] * T_tool[11];
+    }
+    for (r = 0; r < 9; ++r) {
+        R[r] = Rf[r];
+    }
+}
+
+/* The TCP pose of a flange pose T (4x4 row-major), in place: T <- T T_tool. */
+static inline void pik_tool_apply(const pik_real T_tool[16], pik_real T[16])
+{
+    pik_real out[12];
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        for (c = 0; c < 4; ++c) {
+            out[4 * r + c] = T[4 * r] * T_tool[c] + T[4 * r + 1] * T_tool[4 + c] + T[4 * r + 2] * T_tool[8 + c] +
+                             (c == 3 ? T[4 * r + 3] : 0);
+        }
+    }
+    for (r = 0; r < 12; ++r) {
+        T[r] = out[r];
+    }
+}
+
+#endif /* PIK_TOOL_H */
