@@ -68,7 +68,7 @@ def pytest_runtest_setup(item):
     if item.get_closest_marker("realtime") is not None:
         emulator = qemu_user_emulator()
         if emulator:
-            pytest.skip(f"real-time deadlines (500 Hz setpoints, 100 ms watchdog) do not hold under "
+            pytest.skip(f"real-time deadlines (setpoint rates, watchdog periods, control ticks) do not hold under "
                         f"qemu-user emulation ({emulator}); this test runs on the hardware")
 
 

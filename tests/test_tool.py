@@ -166,9 +166,10 @@ def test_any_tool_round_trips(xyz, rpy, q_unit, which):
     assert np.abs(arm.fk(S) - T).max() <= 1e-9
 
 
-def test_cli_tool_option_gives_the_tcp_pose():
+def test_cli_tool_option_gives_the_tcp_pose(tmp_path):
+    # run outside the checkout, so that the installed package (with its compiled core) is imported
     run = subprocess.run([sys.executable, "-m", "piperik", "fk", "0", "1", "-1", "0", "0.5", "0", "--tool", "0", "0",
-                          "0.145", "0", "0", "0"], capture_output=True, text=True, timeout=120)
+                          "0.145", "0", "0", "0"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "TCP pose (--tool)" in run.stdout
     T = piperik.Piper(tool=(0, 0, 0.145, 0, 0, 0)).fk([0, 1, -1, 0, 0.5, 0])
