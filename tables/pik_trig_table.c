@@ -5,14 +5,15 @@
  * pik_sincos_table_f32: the same rounded to float (2048 bytes)
  * pik_atan_table[k] = atan(k/64), k = 0..64 (double, 520 bytes)
  * pik_atan_table_f32: the same rounded to float (260 bytes)
- * Entries computed in extended precision and rounded once.
+ * Entries computed with integer arithmetic to within 2^-308 and correctly rounded once;
+ * multiples of pi/2 are exactly 0 and +-1.
  *
  * Measured max |error| of pik_sincos / pik_sincosf (nearest entry + Taylor correction,
  * sin d to d^5, cos d - 1 to d^6) over 1000000 random angles in [-4pi, 4pi] (seed 20261130)
- * plus the multiples of pi/2 and their neighbours, against a long double reference:
+ * plus the multiples of pi/2 and their neighbours, against a double-double reference:
  *   double: 1.17e-16    float: 5.98e-08 (against the float-rounded angle)
- * Reduction constants: 2pi/256 = STEP_HI + STEP_LO; double 0.024543692605220713 + 9.495469545335112e-13,
- * float 0.0245361328125f + 7.559793630207423e-06f (csrc/src/pik_trig.c).
+ * Reduction constants: 2pi/256 = STEP_HI + STEP_LO; double 0.024543692605220713 + 9.495469541415925e-13,
+ * float 0.0245361328125f + 7.559793630207423e-06f (csrc/src/pik_trig_impl.h).
  */
 #include "piperik/pik_trig.h"
 
@@ -81,7 +82,7 @@ PIK_TABLE_ATTR const double pik_sincos_table[2 * PIK_SINCOS_TABLE_SIZE] = {
     0.9972904566786902, 0.07356456359966743,
     0.9987954562051724, 0.049067674327418015,
     0.9996988186962042, 0.024541228522912288,
-    1.0, -2.508278806334166e-20,
+    1.0, 0.0,
     0.9996988186962042, -0.024541228522912288,
     0.9987954562051724, -0.049067674327418015,
     0.9972904566786902, -0.07356456359966743,
@@ -145,7 +146,7 @@ PIK_TABLE_ATTR const double pik_sincos_table[2 * PIK_SINCOS_TABLE_SIZE] = {
     0.07356456359966743, -0.9972904566786902,
     0.049067674327418015, -0.9987954562051724,
     0.024541228522912288, -0.9996988186962042,
-    -5.016557612668332e-20, -1.0,
+    0.0, -1.0,
     -0.024541228522912288, -0.9996988186962042,
     -0.049067674327418015, -0.9987954562051724,
     -0.07356456359966743, -0.9972904566786902,
@@ -209,7 +210,7 @@ PIK_TABLE_ATTR const double pik_sincos_table[2 * PIK_SINCOS_TABLE_SIZE] = {
     -0.9972904566786902, -0.07356456359966743,
     -0.9987954562051724, -0.049067674327418015,
     -0.9996988186962042, -0.024541228522912288,
-    -1.0, 1.8366858143857543e-19,
+    -1.0, 0.0,
     -0.9996988186962042, 0.024541228522912288,
     -0.9987954562051724, 0.049067674327418015,
     -0.9972904566786902, 0.07356456359966743,
@@ -340,7 +341,7 @@ PIK_TABLE_ATTR const float pik_sincos_table_f32[2 * PIK_SINCOS_TABLE_SIZE] = {
     0.9972904324531555f, 0.0735645666718483f,
     0.9987954497337341f, 0.049067676067352295f,
     0.99969881772995f, 0.024541229009628296f,
-    1.0f, -2.5082788353727258e-20f,
+    1.0f, 0.0f,
     0.99969881772995f, -0.024541229009628296f,
     0.9987954497337341f, -0.049067676067352295f,
     0.9972904324531555f, -0.0735645666718483f,
@@ -404,7 +405,7 @@ PIK_TABLE_ATTR const float pik_sincos_table_f32[2 * PIK_SINCOS_TABLE_SIZE] = {
     0.0735645666718483f, -0.9972904324531555f,
     0.049067676067352295f, -0.9987954497337341f,
     0.024541229009628296f, -0.99969881772995f,
-    -5.0165576707454515e-20f, -1.0f,
+    0.0f, -1.0f,
     -0.024541229009628296f, -0.99969881772995f,
     -0.049067676067352295f, -0.9987954497337341f,
     -0.0735645666718483f, -0.9972904324531555f,
@@ -468,7 +469,7 @@ PIK_TABLE_ATTR const float pik_sincos_table_f32[2 * PIK_SINCOS_TABLE_SIZE] = {
     -0.9972904324531555f, -0.0735645666718483f,
     -0.9987954497337341f, -0.049067676067352295f,
     -0.99969881772995f, -0.024541229009628296f,
-    -1.0f, 1.8366857907855795e-19f,
+    -1.0f, 0.0f,
     -0.99969881772995f, 0.024541229009628296f,
     -0.9987954497337341f, 0.049067676067352295f,
     -0.9972904324531555f, 0.0735645666718483f,

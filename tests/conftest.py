@@ -11,8 +11,11 @@ and rotation matrices are plain numpy.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -35,6 +38,38 @@ FK_TOL_ROT_RAD = 1e-9
 def make_rng(salt: int = 0) -> np.random.Generator:
     """A generator seeded from PIPERIK_TEST_SEED; ``salt`` separates independent streams."""
     return np.random.default_rng([TEST_SEED, salt])
+
+
+@functools.lru_cache(maxsize=None)
+def qemu_user_emulator() -> str | None:
+    """The qemu-user program this Python runs under (tools/pi_check.sh), or None on real hardware.
+
+    qemu-user answers a process's questions about itself (/proc/self/exe names the guest program),
+    not about another process: a child reading /proc/<this pid>/exe gets the kernel's answer, which
+    names the emulator. On hardware it names the Python binary, and nothing is skipped.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    probe = f"import os; print(os.readlink('/proc/{os.getpid()}/exe'))"
+    try:
+        exe = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return exe if os.path.basename(exe).startswith("qemu-") else None
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "realtime: asserts wall-clock deadlines (setpoint rates, watchdog periods); "
+                   "skipped under qemu-user emulation, where they do not apply")
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("realtime") is not None:
+        emulator = qemu_user_emulator()
+        if emulator:
+            pytest.skip(f"real-time deadlines (setpoint rates, watchdog periods, control ticks) do not hold under "
+                        f"qemu-user emulation ({emulator}); this test runs on the hardware")
 
 
 @pytest.fixture

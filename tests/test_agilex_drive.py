@@ -258,6 +258,7 @@ def test_arm_error_status_stops_streaming(rig):
     assert len(sim.joint_commands()) == n
 
 
+@pytest.mark.realtime
 def test_unreachable_pose_holds_and_reports(rig, arm):
     sim, drv = rig()
     T0 = arm.fk(Q_START)
@@ -290,6 +291,7 @@ def test_unreachable_pose_holds_and_reports(rig, arm):
     assert len(sim.joint_commands()) == n1
 
 
+@pytest.mark.realtime
 def test_branch_jump_is_held(rig, arm):
     sim, drv = rig(max_jump_rad=0.5)
     T0 = arm.fk(Q_START)

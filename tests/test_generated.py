@@ -24,6 +24,7 @@ from conftest import REPO_ROOT
 HEADER = REPO_ROOT / "csrc" / "include" / "piperik" / "piperik.h"
 GENERATOR = REPO_ROOT / "tables" / "gen_trig_tables.py"
 TABLE = REPO_ROOT / "tables" / "pik_trig_table.c"
+TRIG_IMPL = REPO_ROOT / "csrc" / "src" / "pik_trig_impl.h"
 
 
 def _run(args, cwd=REPO_ROOT):
@@ -43,8 +44,36 @@ def test_trig_table_check_detects_tampering(tmp_path):
     needle = "0.024541228522912288"  # sin(2pi/256), the second table entry
     assert needle in text
     (tmp_path / TABLE.name).write_text(text.replace(needle, "0.024541228522912289", 1))
-    res = _run([tmp_path / GENERATOR.name, "--check"], cwd=tmp_path)
-    assert res.returncode != 0, f"--check accepted a tampered table:\n{res.stdout}\n{res.stderr}"
+    res = _run([tmp_path / GENERATOR.name, "--check", "--c-header", TRIG_IMPL], cwd=tmp_path)
+    assert res.returncode != 0 and "stale" in res.stderr, f"--check accepted a tampered table:\n{res.stdout}\n{res.stderr}"
+
+
+def test_trig_check_detects_tampered_reduction_constant(tmp_path):
+    """--check also compares the C header's PIK_STEP_* literals with the generator's exact values."""
+    text = TRIG_IMPL.read_text()
+    needle = "#define PIK_STEP_LO 9.495469541415925e-13"
+    assert needle in text
+    # the old x87 long-double value, wrong in its 10th digit: the check must see it
+    (tmp_path / TRIG_IMPL.name).write_text(text.replace(needle, "#define PIK_STEP_LO 9.495469545335112e-13"))
+    res = _run([GENERATOR, "--check", "--c-header", tmp_path / TRIG_IMPL.name])
+    assert res.returncode != 0 and "PIK_STEP_LO" in res.stderr, res.stdout + res.stderr
+
+
+def _table_doubles(name: str) -> list[float]:
+    body = re.search(rf"{name}\[[^]]*\] = \{{(.*?)\}};", TABLE.read_text(), re.S).group(1)
+    return [float(tok.rstrip("f")) for tok in body.replace(",", " ").split()]
+
+
+@pytest.mark.parametrize("name", ["pik_sincos_table", "pik_sincos_table_f32"])
+def test_trig_table_exact_at_quarter_turns(name):
+    """sin and cos of multiples of pi/2 are exactly 0 and +-1 (the 80-bit long double generator wrote
+    +-2.5e-20 ... 1.8e-19 there), and the quadrants are exact copies of each other with swapped signs."""
+    tab = _table_doubles(name)
+    assert len(tab) == 512
+    sin, cos = tab[0::2], tab[1::2]
+    assert [(sin[k], cos[k]) for k in (0, 64, 128, 192)] == [(0.0, 1.0), (1.0, 0.0), (0.0, -1.0), (-1.0, 0.0)]
+    for k in range(256):
+        assert (sin[(k + 64) % 256], cos[(k + 64) % 256]) == (cos[k], -sin[k]), k
 
 
 def test_shipped_urdfs_are_fresh(tmp_path):

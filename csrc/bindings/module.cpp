@@ -10,7 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <sstream>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -38,15 +38,17 @@ struct NoSolution : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// Messages are built from std::string, std::to_string and snprintf, never iostreams: the manylinux
+// wheels link the C++ runtime statically, and one std::ostringstream pulls in every locale facet
+// (~150 KB of the stripped module; tools/build_wheels.sh).
 std::string shape_str(const py::array &a)
 {
-    std::ostringstream os;
-    os << "(";
+    std::string s = "(";
     for (py::ssize_t i = 0; i < a.ndim(); ++i) {
-        os << a.shape(i) << (a.ndim() == 1 ? "," : (i + 1 < a.ndim() ? ", " : ""));
+        s += std::to_string(a.shape(i));
+        s += (a.ndim() == 1 ? "," : (i + 1 < a.ndim() ? ", " : ""));
     }
-    os << ")";
-    return os.str();
+    return s + ")";
 }
 
 // Any float64-convertible array-like (or an object with .homogeneous, e.g. pinocchio.SE3).
@@ -84,11 +86,12 @@ constexpr double kMaxJointRad = 1e3;    // |q|, |q_current|, |q_start|, |seed| [
 constexpr double kMaxPsiRad = 1e6;      // |psi| [rad], wrapped into [-pi, pi] by the core
 constexpr double kMaxOptionValue = 1e12; // penalties, margins, weights and step bounds of SelectOptions
 
+// A double as `std::ostream << v` prints it (%g, 6 significant digits).
 std::string num_str(double v)
 {
-    std::ostringstream os;
-    os << v;
-    return os.str();
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
 }
 
 // Joint angles: finite and |q| <= kMaxJointRad, else ValueError naming `name`, the rule and the value.
@@ -127,14 +130,13 @@ double number_arg(py::handle obj, const char *name, const char *unit)
 
 std::string pose_error(int status, const double *T, const std::string &name)
 {
-    std::ostringstream os;
-    os << name << ": " << pik_status_str(status);
+    std::string s = name + ": " + pik_status_str(status);
     if (status == PIK_ERR_NOT_ORTHONORMAL) {
         double R[9], p[3], err = 0.0;
         pik_pose_check(T, R, p, &err);
-        os << "; measured " << err;
+        s += "; measured " + num_str(err);
     }
-    return os.str();
+    return s;
 }
 
 // A joint vector argument: None, (dof,) or, where rows_allowed, (n_rows, dof).
@@ -157,13 +159,11 @@ JointArg joint_arg(py::handle obj, int dof, const char *name, py::ssize_t n_rows
         out.data = out.arr.data();
         out.per_row = true;
     } else {
-        std::ostringstream os;
-        os << name << ": expected " << dof << " joint angles [rad]";
+        std::string s = std::string(name) + ": expected " + std::to_string(dof) + " joint angles [rad]";
         if (n_rows >= 0) {
-            os << " (shape (" << dof << ",) or (" << n_rows << ", " << dof << "))";
+            s += " (shape (" + std::to_string(dof) + ",) or (" + std::to_string(n_rows) + ", " + std::to_string(dof) + "))";
         }
-        os << ", got shape " << shape_str(out.arr);
-        throw py::value_error(os.str());
+        throw py::value_error(s + ", got shape " + shape_str(out.arr));
     }
     check_joints(out.data, out.arr.size(), name);
     return out;
@@ -240,11 +240,9 @@ const SelectOptions &options_or_default(const SelectOptions *opts)
 
 std::string step_message(const pik_selection &sel, double bound)
 {
-    std::ostringstream os;
-    os << "the nearest in-limit solution needs a step of " << sel.max_step_rad << " rad at joint "
-       << sel.max_step_joint + 1 << ", above max_step_rad = " << bound
-       << (sel.branch_switched ? " (a branch switch)" : "");
-    return os.str();
+    return "the nearest in-limit solution needs a step of " + num_str(sel.max_step_rad) + " rad at joint " +
+           std::to_string(sel.max_step_joint + 1) + ", above max_step_rad = " + num_str(bound) +
+           (sel.branch_switched ? " (a branch switch)" : "");
 }
 
 // A stack of poses (N, 4, 4) as float64, or ValueError naming `name`.
@@ -700,14 +698,13 @@ class Arm6 {
                 best_q = wq;
             }
         }
-        std::ostringstream os;
-        os << "all " << set.count << " solutions violate joint limits";
+        std::string s = "all " + std::to_string(set.count) + " solutions violate joint limits";
         if (margin > 0.0) {
-            os << " (with a margin of " << margin << " rad)";
+            s += " (with a margin of " + num_str(margin) + " rad)";
         }
-        os << "; the closest needs joint " << best_joint + 1 << " = " << best_q << " rad, outside ["
-           << m_.lower_rad[best_joint] << ", " << m_.upper_rad[best_joint] << "] by " << best << " rad";
-        return os.str();
+        return s + "; the closest needs joint " + std::to_string(best_joint + 1) + " = " + num_str(best_q) +
+               " rad, outside [" + num_str(m_.lower_rad[best_joint]) + ", " + num_str(m_.upper_rad[best_joint]) +
+               "] by " + num_str(best) + " rad";
     }
 };
 
@@ -1379,14 +1376,14 @@ PYBIND11_MODULE(_core, m)
             return o;
         }, "Pure nearest (or largest limit margin): every penalty off.")
         .def("__repr__", [](const SelectOptions &o) {
-            std::ostringstream os;
-            os << "SelectOptions(weights=" << (o.weights.empty() ? "None" : "[...]")
-               << ", limit_margin_rad=" << o.o.limit_margin_rad << ", soft_limit_margin_rad=" << o.o.soft_limit_margin_rad
-               << ", limit_penalty=" << o.o.limit_penalty << ", singularity_margin=" << o.o.singularity_margin
-               << ", singularity_penalty=" << o.o.singularity_penalty
-               << ", branch_switch_penalty=" << o.o.branch_switch_penalty
-               << ", continuous_step_rad=" << o.o.continuous_step_rad << ", max_step_rad=" << o.o.max_step_rad << ")";
-            return os.str();
+            return std::string("SelectOptions(weights=") + (o.weights.empty() ? "None" : "[...]") +
+                   ", limit_margin_rad=" + num_str(o.o.limit_margin_rad) +
+                   ", soft_limit_margin_rad=" + num_str(o.o.soft_limit_margin_rad) +
+                   ", limit_penalty=" + num_str(o.o.limit_penalty) + ", singularity_margin=" + num_str(o.o.singularity_margin) +
+                   ", singularity_penalty=" + num_str(o.o.singularity_penalty) +
+                   ", branch_switch_penalty=" + num_str(o.o.branch_switch_penalty) +
+                   ", continuous_step_rad=" + num_str(o.o.continuous_step_rad) +
+                   ", max_step_rad=" + num_str(o.o.max_step_rad) + ")";
         });
 
     py::class_<Arm6>(m, "Arm6")

