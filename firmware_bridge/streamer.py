@@ -24,12 +24,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Union
 
 import numpy as np
 
-from piperik.poses import UM_PER_M, pose_from_xyz_rpy, pose_to_xyz_rpy, q_from_mdeg, q_to_mdeg  # public
-
-#: what :meth:`Streamer.set_tool` accepts, as piperik's arms do: a tool rotation orthonormal to this,
-#: and an offset of at most this many metres (the device's model check refuses more: NACK LIMIT)
-TOOL_ORTHO_TOL = 1e-12
-TOOL_MAX_OFFSET_M = 100.0
+from piperik import tool_matrix
+from piperik.poses import UM_PER_M, finite_vector, pose_from_xyz_rpy, pose_to_xyz_rpy, q_from_mdeg, q_to_mdeg  # public
 
 from . import protocol as P
 
@@ -57,43 +53,14 @@ class DeviceError(LinkError):
     """Reported by the device: a NACK, a fault or a state that forbids the request."""
 
 
-def _finite_vector(value, n: int, name: str) -> np.ndarray:
-    """value as n finite float64 numbers, else ValueError naming the argument."""
-    arr = np.asarray(value, dtype=np.float64)
-    if arr.shape != (n,):
-        raise ValueError(f"{name}: expected {n} numbers, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: contains NaN or infinity")
-    return arr
-
-
 def _tool_wire(tool):
     """tool (None, a 4x4 or (x, y, z, roll, pitch, yaw) in m / rad) as the wire's (xyz_um, rpy_mdeg)
-    integers, rounded to nearest; ValueError naming ``tool`` unless it is a rigid transform."""
-    if tool is None:
+    integers, rounded to nearest; ValueError naming ``tool`` for what the arms refuse
+    (:func:`piperik.tool_matrix`, the C core's rule)."""
+    T = tool_matrix(tool)
+    if T is None:
         return [0, 0, 0], [0, 0, 0]
-    try:
-        arr = np.asarray(tool, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"tool: expected a 4x4 transform or (x, y, z, roll, pitch, yaw), got {tool!r}") from None
-    if arr.shape == (6,):
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("tool: (x, y, z, roll, pitch, yaw) must be finite")
-        arr = pose_from_xyz_rpy(arr[:3], arr[3:])
-    elif arr.shape != (4, 4):
-        raise ValueError(f"tool: expected a 4x4 transform or (x, y, z, roll, pitch, yaw), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("tool: contains NaN or infinity")
-    R = arr[:3, :3]
-    ortho = float(np.max(np.abs(R.T @ R - np.eye(3))))
-    if not np.array_equal(arr[3], [0.0, 0.0, 0.0, 1.0]):
-        raise ValueError(f"tool: not a rigid transform: last row must be 0 0 0 1, got {arr[3].tolist()}")
-    if ortho > TOOL_ORTHO_TOL or np.linalg.det(R) <= 0:
-        raise ValueError(f"tool: not a rigid transform: the rotation must be orthonormal to {TOOL_ORTHO_TOL:g} "
-                         f"with det +1 (|R^T R - I| = {ortho:.3g}, det {np.linalg.det(R):.6g})")
-    if not np.all(np.abs(arr[:3, 3]) <= TOOL_MAX_OFFSET_M):
-        raise ValueError(f"tool: offset must be at most {TOOL_MAX_OFFSET_M:g} m per axis, got {arr[:3, 3].tolist()} m")
-    xyz, rpy = pose_to_xyz_rpy(arr)
+    xyz, rpy = pose_to_xyz_rpy(T)
     return np.rint(xyz * UM_PER_M).astype(np.int64).tolist(), q_to_mdeg(rpy).tolist()
 
 
@@ -427,12 +394,12 @@ class Streamer:
     def send_pose(self, xyz_m, rpy_rad, t_mcu_us: int = 0) -> int:
         """A POSE_SETPOINT: the device solves piperik's IK itself (R = Rz Ry Rx): a flange pose, or
         a pose of the tool centre point after :meth:`set_tool`."""
-        xyz = _finite_vector(xyz_m, 3, "xyz_m")
+        xyz = finite_vector(xyz_m, 3, "xyz_m")
         if not np.all(np.abs(xyz) * UM_PER_M <= P.INT32_MAX):
             raise ValueError(f"xyz_m: each coordinate must lie within +-{P.INT32_MAX / UM_PER_M:.3f} m "
                              f"(int32 in 0.001 mm on the wire), got {xyz.tolist()}")
         xyz_um = np.rint(xyz * UM_PER_M).astype(np.int64)
-        rpy_mdeg = q_to_mdeg(_finite_vector(rpy_rad, 3, "rpy_rad"))
+        rpy_mdeg = q_to_mdeg(finite_vector(rpy_rad, 3, "rpy_rad"))
         seq = self._next_seq()
         self._write(P.encode(P.POSE_SETPOINT, seq, P.pose_setpoint(xyz_um, rpy_mdeg, t_mcu_us)))
         self._outstanding[seq] = time.monotonic()

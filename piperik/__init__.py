@@ -20,7 +20,7 @@ from .poses import (
     q_from_mdeg,
     q_to_mdeg,
 )
-from .robots import Iiwa14, Nero, PathReport, Piper, SelectOptions, Selection, Solution
+from .robots import Iiwa14, Nero, PathReport, Piper, SelectOptions, Selection, Solution, tool_matrix
 
 __all__ = [
     "Iiwa14",
@@ -39,6 +39,7 @@ __all__ = [
     "pose_to_xyz_rpy",
     "q_from_mdeg",
     "q_to_mdeg",
+    "tool_matrix",
 ]
 
 

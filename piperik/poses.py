@@ -20,7 +20,9 @@ UM_PER_M = 1_000_000.0               # the PiPER's 0.001 mm unit
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
-def _vector(value, n: int, name: str) -> np.ndarray:
+def finite_vector(value, n: int, name: str) -> np.ndarray:
+    """``value`` as n finite float64 numbers, else ``ValueError`` naming the argument ``name``: the
+    check every pose and joint argument of piperik and its bridge goes through."""
     arr = np.asarray(value, dtype=np.float64)
     if arr.shape != (n,):
         raise ValueError(f"{name}: expected {n} numbers, got shape {arr.shape}")
@@ -31,8 +33,8 @@ def _vector(value, n: int, name: str) -> np.ndarray:
 
 def pose_from_xyz_rpy(xyz_m: Sequence[float], rpy_rad: Sequence[float]) -> np.ndarray:
     """4x4 pose from a position [m] and roll, pitch, yaw [rad] with R = Rz(yaw) Ry(pitch) Rx(roll)."""
-    x = _vector(xyz_m, 3, "xyz_m")
-    roll, pitch, yaw = _vector(rpy_rad, 3, "rpy_rad")
+    x = finite_vector(xyz_m, 3, "xyz_m")
+    roll, pitch, yaw = finite_vector(rpy_rad, 3, "rpy_rad")
     cr, sr = math.cos(roll), math.sin(roll)
     cp, sp = math.cos(pitch), math.sin(pitch)
     cy, sy = math.cos(yaw), math.sin(yaw)
@@ -72,7 +74,7 @@ def _rpy_of(R: np.ndarray) -> Tuple[float, float, float]:
 
 def pose_from_piper_units(end_pose: Sequence[int]) -> np.ndarray:
     """4x4 pose from the PiPER's end-pose integers (X, Y, Z in 0.001 mm; RX, RY, RZ in 0.001 deg)."""
-    v = _vector(end_pose, 6, "end_pose")
+    v = finite_vector(end_pose, 6, "end_pose")
     return pose_from_xyz_rpy(v[:3] / UM_PER_M, np.radians(v[3:] / 1000.0))
 
 

@@ -149,6 +149,16 @@ def _tool_matrix(tool) -> Optional[np.ndarray]:
     return arr
 
 
+def tool_matrix(tool) -> Optional[np.ndarray]:
+    """A tool argument (None, a 4x4 flange -> TCP transform, or (x, y, z, roll, pitch, yaw) [m, rad])
+    as the 4x4 the arms would use, checked by the C core's rule for tools (finite, rotation
+    orthonormal to 1e-12 with det +1, last row 0 0 0 1, offset at most 100 m): ``ValueError`` naming
+    ``tool`` otherwise. None stays None (no tool). For code that sends a tool elsewhere (the
+    firmware bridge) and must refuse exactly what the arms refuse."""
+    T = _tool_matrix(tool)
+    return None if T is None else _core.Arm6.piper(False).with_tool(T).tool
+
+
 class Piper:
     """The AgileX PiPER (6-DOF, spherical wrist, 21.98 mm elbow offset).
 

@@ -343,8 +343,19 @@ static void tool_arg(py::handle obj, double out[16])
     }
 }
 
-static const char *TOOL_RULE =
-    "tool: expected a rigid transform (finite, rotation orthonormal to 1e-12, offset at most 100 m)";
+// Sets model.T_tool from a with_tool argument, through the model check of its arm class (the C
+// core's rule: pik_tool.h); the model is left as it was when the tool is refused.
+template <class Model>
+static void set_tool(Model &model, py::handle T_obj, int (*model_check)(const Model *))
+{
+    Model trial = model;
+    tool_arg(T_obj, trial.T_tool);
+    if (model_check(&trial) != PIK_OK) {
+        throw py::value_error("tool: expected a rigid transform (finite, rotation orthonormal to 1e-12 with "
+                              "det +1, offset at most 100 m)");
+    }
+    model = trial;
+}
 
 // 4x4 of a model's tool, the identity when it has none.
 static py::array_t<double> tool_matrix(const double T_tool[16])
@@ -405,10 +416,7 @@ class Arm6 {
     Arm6 with_tool(py::handle T_obj) const
     {
         Arm6 out(*this);
-        tool_arg(T_obj, out.m_.T_tool);
-        if (pik_arm6_model_check(&out.m_) != PIK_OK) {
-            throw py::value_error(TOOL_RULE);
-        }
+        set_tool(out.m_, T_obj, pik_arm6_model_check);
         return out;
     }
 
@@ -726,10 +734,7 @@ class Arm7 {
     Arm7 with_tool(py::handle T_obj) const
     {
         Arm7 out(*this);
-        tool_arg(T_obj, out.m_.T_tool);
-        if (pik_srs_model_check(&out.m_) != PIK_OK) {
-            throw py::value_error(TOOL_RULE);
-        }
+        set_tool(out.m_, T_obj, pik_srs_model_check);
         return out;
     }
 

@@ -492,18 +492,10 @@ static void print_problem(const char *what, const problem *P, double c_sel, doub
 static int fk_exact(const pik_srs_model *m, const pik_real *q, const pik_real T[16])
 {
     pik_real F[16];
-    double dp = 0, dr = 0;
-    int r, c;
+    double dp, dr;
     pik_srs_fk(m, q, F);
-    for (r = 0; r < 3; ++r) {
-        double e = (double)F[4 * r + 3] - (double)T[4 * r + 3];
-        dp += e * e;
-        for (c = 0; c < 3; ++c) {
-            double f = (double)F[4 * r + c] - (double)T[4 * r + c];
-            dr += f * f;
-        }
-    }
-    return sqrt(dp) <= FK_TOL && sqrt(0.5 * dr) <= FK_TOL;
+    pose_error_of(F, T, &dp, &dr);
+    return dp <= FK_TOL && dr <= FK_TOL;
 }
 
 static int print_limit = 10;

@@ -111,23 +111,12 @@ static int finite_all(const pik_real *v, int n)
 static void fk_err(const void *model, int dof, const pik_real *q, const pik_real T[16], double *pos, double *rot)
 {
     pik_real F[16];
-    double dp = 0, dr = 0;
-    int r, c;
     if (dof == 6) {
         pik_arm6_fk((const pik_arm6_model *)model, q, F);
     } else {
         pik_srs_fk((const pik_srs_model *)model, q, F);
     }
-    for (r = 0; r < 3; ++r) {
-        double e = (double)F[4 * r + 3] - (double)T[4 * r + 3];
-        dp += e * e;
-        for (c = 0; c < 3; ++c) {
-            double f = (double)F[4 * r + c] - (double)T[4 * r + c];
-            dr += f * f;
-        }
-    }
-    *pos = sqrt(dp);
-    *rot = sqrt(0.5 * dr);
+    pose_error_of(F, T, pos, rot);
 }
 
 /* One returned configuration: finite, and FK-exact against T. in_pi: also each angle in [-pi, pi]. */

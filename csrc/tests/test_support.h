@@ -7,6 +7,7 @@
 #ifndef PIK_TEST_SUPPORT_H
 #define PIK_TEST_SUPPORT_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -76,6 +77,24 @@ static inline double rng_uniform(double lo, double hi)
 /* The sample count and seed of a host test program: PIK_TEST_COUNT / PIK_TEST_SEED in the
  * environment, overridden by argv[1] / argv[2]; seeds the generator. n keeps its default otherwise
  * and is at least 1. */
+/* Position [m] and rotation (|dR|_F / sqrt 2 [rad]) error of a pose F against T (4x4 row-major),
+ * accumulated in double whatever the build's pik_real. */
+static inline void pose_error_of(const pik_real F[16], const pik_real T[16], double *pos, double *rot)
+{
+    double dp = 0, dr = 0;
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        double e = (double)F[4 * r + 3] - (double)T[4 * r + 3];
+        dp += e * e;
+        for (c = 0; c < 3; ++c) {
+            double f = (double)F[4 * r + c] - (double)T[4 * r + c];
+            dr += f * f;
+        }
+    }
+    *pos = sqrt(dp);
+    *rot = sqrt(0.5 * dr);
+}
+
 static inline void test_args(int argc, char **argv, int *n, unsigned long long *seed)
 {
     const char *env;
