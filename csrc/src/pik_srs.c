@@ -1246,6 +1246,9 @@ typedef struct srs_best {
     int branch;
 } srs_best;
 
+/* Whole cells kept for halving after the branch and bound (split_cells). */
+#define SRS_SPLIT_CELLS 8
+
 /* The search state of one pik_srs_select call. */
 typedef struct srs_search {
     const pik_srs_model *m;
@@ -1266,9 +1269,8 @@ typedef struct srs_search {
     struct {                     /* the SRS_SPLIT_CELLS lowest bounds kept, to be halved at the end */
         pik_real a0, a1, lb;
         int b;
-    } split[8];
+    } split[SRS_SPLIT_CELLS];
 } srs_search;
-#define SRS_SPLIT_CELLS 8
 
 /* Arm g's linear form, built when another arm's (or none) is held. */
 static const srs_lin_arm *search_lin(srs_search *S, int g)
