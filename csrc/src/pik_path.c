@@ -153,7 +153,7 @@ typedef struct srs_branch_point {
     unsigned untried; /* branch mask */
 } srs_branch_point;
 
-#define SRS_PATH_MAX_BRANCH_POINTS 16
+#define PATH_MAX_BRANCH_POINTS 16
 
 /* The branches that meet the chosen solution q at a singularity it is close to: GC2, GC4, GC6 flips
  * for each of t2, t4, t6 within `near` of 0 or pi. */
@@ -183,7 +183,7 @@ static int srs_path_greedy(const pik_srs_model *m, const pik_real *Ts, int n, co
                            const pik_path_options *opts, pik_real *Q_out, pik_real *psi_out, pik_path_report *r)
 {
     pik_path_options o;
-    srs_branch_point bp[SRS_PATH_MAX_BRANCH_POINTS];
+    srs_branch_point bp[PATH_MAX_BRANCH_POINTS];
     int nbp = 0, i, j, status, budget, deepest = -1, deepest_status = PIK_OK;
     unsigned forced = 0u;
     if (r == 0) {
@@ -226,8 +226,8 @@ static int srs_path_greedy(const pik_srs_model *m, const pik_real *Ts, int n, co
                 psi_out[i] = psi;
             }
             if (alt) {
-                if (nbp == SRS_PATH_MAX_BRANCH_POINTS) { /* keep the latest */
-                    memmove(bp, bp + 1, (SRS_PATH_MAX_BRANCH_POINTS - 1) * sizeof bp[0]);
+                if (nbp == PATH_MAX_BRANCH_POINTS) { /* keep the latest */
+                    memmove(bp, bp + 1, (PATH_MAX_BRANCH_POINTS - 1) * sizeof bp[0]);
                     --nbp;
                 }
                 bp[nbp].index = i;
@@ -272,7 +272,7 @@ static int srs_path_greedy(const pik_srs_model *m, const pik_real *Ts, int n, co
  * through) a shoulder or wrist singular point, where q1 and q3 (q5 and q7) swing by pi over a few
  * samples. The global search instead looks at every sample's arm-angle circle at once:
  *
- *  - Nodes: SRS_GRID uniform arm angles, plus SRS_POLAR nodes around each point of the circle that
+ *  - Nodes: PATH_GRID uniform arm angles, plus PATH_POLAR nodes around each point of the circle that
  *    is closest to a shoulder (t2) or wrist (t6) singularity. Near such a point the joint that
  *    becomes free (q1, or q5) is the direction from the singular point, so the nodes are spaced
  *    uniformly in that direction, psi = centre + ratio tan(phi): a path can then pass through the
@@ -291,17 +291,17 @@ static int srs_path_greedy(const pik_srs_model *m, const pik_real *Ts, int n, co
  * Memory: the caller's workspace, pik_srs_path_workspace_bytes(n) (about 6 KiB per sample plus
  * 0.4 MiB). Time: a few milliseconds per sample on a desktop core. */
 
-#define SRS_GRID 192                                 /* uniform arm-angle nodes per sample */
-#define SRS_POLAR 48                                 /* nodes around one near-singular point */
-#define SRS_GROUPS 4                                 /* (GC4 arm) x (t2, t6) */
-#define SRS_NODES (SRS_GRID + SRS_GROUPS * SRS_POLAR)
-#define SRS_SLOTS (SRS_NODES * 8)                    /* node x branch */
-#define SRS_NO_SLOT 0xFFFFu
-#define SRS_GLOBAL_GAIN PIK_R(1.25)                 /* the global path replaces a greedy one whose largest step is this much larger */
-#define SRS_POLAR_BELOW PIK_R(0.5)                   /* a point is near-singular when its |sin t| is below */
-#define SRS_FINE_WIDE 97  /* first refinement round: nodes over +-4 node spacings (odd: the middle one is the current) */
-#define SRS_FINE 33       /* later rounds: nodes over +-3 of the previous round's spacings */
-#define SRS_REFINE_ROUNDS 3
+#define PATH_GRID 192                                 /* uniform arm-angle nodes per sample */
+#define PATH_POLAR 48                                 /* nodes around one near-singular point */
+#define PATH_GROUPS 4                                 /* (GC4 arm) x (t2, t6) */
+#define PATH_NODES (PATH_GRID + PATH_GROUPS * PATH_POLAR)
+#define PATH_SLOTS (PATH_NODES * 8)                    /* node x branch */
+#define PATH_NO_SLOT 0xFFFFu
+#define PATH_GLOBAL_GAIN PIK_R(1.25)                 /* the global path replaces a greedy one whose largest step is this much larger */
+#define PATH_POLAR_BELOW PIK_R(0.5)                   /* a point is near-singular when its |sin t| is below */
+#define PATH_FINE_WIDE 97  /* first refinement round: nodes over +-4 node spacings (odd: the middle one is the current) */
+#define PATH_FINE 33       /* later rounds: nodes over +-3 of the previous round's spacings */
+#define PATH_REFINE_ROUNDS 3
 
 typedef struct srs_polar {
     pik_real centre; /* the arm angle closest to the singular point */
@@ -309,18 +309,18 @@ typedef struct srs_polar {
 } srs_polar;
 
 typedef struct srs_layer {
-    pik_real q[SRS_SLOTS][7];
-    pik_real value[SRS_SLOTS];   /* largest step on the best path to this slot; PIK_HUGE: none */
-    unsigned char ok[SRS_SLOTS]; /* a solution within the limits */
-    unsigned char flips[SRS_SLOTS]; /* branch bits that may change next to this slot */
-    uint16_t order[SRS_SLOTS];      /* the in-limit slots by increasing q1 */
+    pik_real q[PATH_SLOTS][7];
+    pik_real value[PATH_SLOTS];   /* largest step on the best path to this slot; PIK_HUGE: none */
+    unsigned char ok[PATH_SLOTS]; /* a solution within the limits */
+    unsigned char flips[PATH_SLOTS]; /* branch bits that may change next to this slot */
+    uint16_t order[PATH_SLOTS];      /* the in-limit slots by increasing q1 */
     int count;                      /* ... and their number */
 } srs_layer;
 
 typedef struct srs_work {
     srs_layer *layer[2];
-    uint16_t *back;    /* n x SRS_SLOTS: the slot of the previous sample on the best path */
-    srs_polar *polar;  /* n x SRS_GROUPS */
+    uint16_t *back;    /* n x PATH_SLOTS: the slot of the previous sample on the best path */
+    srs_polar *polar;  /* n x PATH_GROUPS */
     pik_real *rows;    /* n x 7 */
     pik_real *psi;     /* n */
     pik_real *bracket; /* n: half-width of the refinement around each sample's arm angle */
@@ -329,10 +329,10 @@ typedef struct srs_work {
     pik_scorer limits; /* the selection kernel's limit rule: tolerance, 2 pi shift, clamp, margin */
 } srs_work;
 
-#define SRS_ALIGN(x) (((x) + 15u) & ~(size_t)15u)
+#define PATH_ALIGN(x) (((x) + 15u) & ~(size_t)15u)
 
 /* the refinement reuses the coarse back pointers' memory for its rows, flags and back pointers */
-typedef char srs_refine_fits[(SRS_FINE_WIDE * (7 * sizeof(pik_real) + 2) <= SRS_SLOTS * sizeof(uint16_t)) ? 1 : -1];
+typedef char srs_refine_fits[(PATH_FINE_WIDE * (7 * sizeof(pik_real) + 2) <= PATH_SLOTS * sizeof(uint16_t)) ? 1 : -1];
 
 size_t pik_srs_path_workspace_bytes(int n)
 {
@@ -340,9 +340,9 @@ size_t pik_srs_path_workspace_bytes(int n)
     if (n < 0) {
         return 0;
     }
-    per = SRS_ALIGN(SRS_SLOTS * sizeof(uint16_t)) + SRS_ALIGN(SRS_GROUPS * sizeof(srs_polar)) +
-          SRS_ALIGN(9 * sizeof(pik_real)) + 16u;
-    return 2 * SRS_ALIGN(sizeof(srs_layer)) + (size_t)n * per + 16u * 8u;
+    per = PATH_ALIGN(PATH_SLOTS * sizeof(uint16_t)) + PATH_ALIGN(PATH_GROUPS * sizeof(srs_polar)) +
+          PATH_ALIGN(9 * sizeof(pik_real)) + 16u;
+    return 2 * PATH_ALIGN(sizeof(srs_layer)) + (size_t)n * per + 16u * 8u;
 }
 
 static int work_carve(void *work, size_t bytes, int n, srs_work *W)
@@ -350,30 +350,30 @@ static int work_carve(void *work, size_t bytes, int n, srs_work *W)
     unsigned char *p = (unsigned char *)work;
     size_t off = (size_t)((16u - ((uintptr_t)p & 15u)) & 15u);
     size_t un = (size_t)n;
-#define SRS_TAKE(dst, type, count)                                                                           \
+#define PATH_TAKE(dst, type, count)                                                                           \
     do {                                                                                                     \
         (dst) = (type *)(void *)(p + off);                                                                  \
-        off += SRS_ALIGN((count) * sizeof(type));                                                            \
+        off += PATH_ALIGN((count) * sizeof(type));                                                            \
     } while (0)
     if (work == 0 || bytes < pik_srs_path_workspace_bytes(n)) {
         return 0;
     }
-    SRS_TAKE(W->layer[0], srs_layer, 1u);
-    SRS_TAKE(W->layer[1], srs_layer, 1u);
-    SRS_TAKE(W->back, uint16_t, un * SRS_SLOTS);
-    SRS_TAKE(W->polar, srs_polar, un * SRS_GROUPS);
-    SRS_TAKE(W->rows, pik_real, un * 7u);
-    SRS_TAKE(W->psi, pik_real, un);
-    SRS_TAKE(W->bracket, pik_real, un);
-    SRS_TAKE(W->branch, unsigned char, un);
-#undef SRS_TAKE
+    PATH_TAKE(W->layer[0], srs_layer, 1u);
+    PATH_TAKE(W->layer[1], srs_layer, 1u);
+    PATH_TAKE(W->back, uint16_t, un * PATH_SLOTS);
+    PATH_TAKE(W->polar, srs_polar, un * PATH_GROUPS);
+    PATH_TAKE(W->rows, pik_real, un * 7u);
+    PATH_TAKE(W->psi, pik_real, un);
+    PATH_TAKE(W->bracket, pik_real, un);
+    PATH_TAKE(W->branch, unsigned char, un);
+#undef PATH_TAKE
     return off <= bytes;
 }
 
-/* The direction angle of polar node p (p >= SRS_GRID) in (-pi/2, pi/2). */
+/* The direction angle of polar node p (p >= PATH_GRID) in (-pi/2, pi/2). */
 static pik_real polar_phi(int p)
 {
-    return -PIK_PI / 2 + ((p - SRS_GRID) % SRS_POLAR + PIK_R(0.5)) * (PIK_PI / SRS_POLAR);
+    return -PIK_PI / 2 + ((p - PATH_GRID) % PATH_POLAR + PIK_R(0.5)) * (PIK_PI / PATH_POLAR);
 }
 
 /* Node p's arm angle (polar nodes of an inactive group: NaN). */
@@ -381,10 +381,10 @@ static pik_real node_psi(const srs_polar *pol, int p)
 {
     pik_real s, c;
     const srs_polar *g;
-    if (p < SRS_GRID) {
-        return -PIK_PI + (p + PIK_R(0.5)) * (PIK_TWO_PI / SRS_GRID);
+    if (p < PATH_GRID) {
+        return -PIK_PI + (p + PIK_R(0.5)) * (PIK_TWO_PI / PATH_GRID);
     }
-    g = &pol[(p - SRS_GRID) / SRS_POLAR];
+    g = &pol[(p - PATH_GRID) / PATH_POLAR];
     if (!(g->ratio > 0)) {
         return PIK_HUGE - PIK_HUGE;
     }
@@ -397,15 +397,15 @@ static pik_real node_bracket(const srs_polar *pol, int p)
 {
     pik_real s0, c0, s1, c1, phi, h;
     const srs_polar *g;
-    if (p < SRS_GRID) {
-        return PIK_TWO_PI / SRS_GRID;
+    if (p < PATH_GRID) {
+        return PIK_TWO_PI / PATH_GRID;
     }
-    g = &pol[(p - SRS_GRID) / SRS_POLAR];
+    g = &pol[(p - PATH_GRID) / PATH_POLAR];
     phi = polar_phi(p);
     pik_sincos_r(phi, &s0, &c0);
-    pik_sincos_r(phi + PIK_PI / SRS_POLAR * (phi < 0 ? 1 : -1), &s1, &c1);
+    pik_sincos_r(phi + PIK_PI / PATH_POLAR * (phi < 0 ? 1 : -1), &s1, &c1);
     h = g->ratio * pik_fabs(s0 / c0 - s1 / c1);
-    return h < PIK_TWO_PI / SRS_GRID ? h : PIK_TWO_PI / SRS_GRID;
+    return h < PIK_TWO_PI / PATH_GRID ? h : PIK_TWO_PI / PATH_GRID;
 }
 
 /* Solves node p of a layer for all branches; returns the number of in-limit slots. */
@@ -452,10 +452,10 @@ static int q_reachable(const pik_srs_model *m, int J, pik_real t)
 /* The points of arm g's circle nearest the shoulder (t2) and wrist (t6) singularities, from the
  * uniform nodes: cos t = a sin psi + b cos psi + c exactly, so three nodes 120 degrees apart give
  * a, b, c. Near its extremum cos t = +-1 - ..., sin^2 t = sigma^2 + kappa^2 (psi - centre)^2. */
-static void find_polar(const pik_srs_model *m, const pik_real T[16], srs_polar pol[SRS_GROUPS])
+static void find_polar(const pik_srs_model *m, const pik_real T[16], srs_polar pol[PATH_GROUPS])
 {
     int g, j, k;
-    for (g = 0; g < SRS_GROUPS; ++g) {
+    for (g = 0; g < PATH_GROUPS; ++g) {
         pol[g].centre = 0;
         pol[g].ratio = 0;
     }
@@ -465,7 +465,7 @@ static void find_polar(const pik_srs_model *m, const pik_real T[16], srs_polar p
         for (k = 0; k < 3 && have; ++k) {
             pik_solution_set set;
             int i, found = 0;
-            pik_real psi = -PIK_PI + (k * (SRS_GRID / 3) + PIK_R(0.5)) * (PIK_TWO_PI / SRS_GRID);
+            pik_real psi = -PIK_PI + (k * (PATH_GRID / 3) + PIK_R(0.5)) * (PIK_TWO_PI / PATH_GRID);
             if (pik_srs_ik(m, T, psi, 0, g ? 0xCCu : 0x33u, &set) != PIK_OK) {
                 have = 0;
                 break;
@@ -490,7 +490,7 @@ static void find_polar(const pik_srs_model *m, const pik_real T[16], srs_polar p
             pik_real a = 0, b = 0, c, A, fe, sigma2, kappa2, centre;
             for (k = 0; k < 3; ++k) {
                 pik_real s, co;
-                pik_sincos_r(-PIK_PI + (k * (SRS_GRID / 3) + PIK_R(0.5)) * (PIK_TWO_PI / SRS_GRID), &s, &co);
+                pik_sincos_r(-PIK_PI + (k * (PATH_GRID / 3) + PIK_R(0.5)) * (PIK_TWO_PI / PATH_GRID), &s, &co);
                 a += f[j][k] * s;
                 b += f[j][k] * co;
             }
@@ -511,7 +511,7 @@ static void find_polar(const pik_srs_model *m, const pik_real T[16], srs_polar p
             }
             sigma2 = 1 - fe * fe;
             kappa2 = pik_fabs(fe) * A;
-            if (sigma2 < SRS_POLAR_BELOW * SRS_POLAR_BELOW) {
+            if (sigma2 < PATH_POLAR_BELOW * PATH_POLAR_BELOW) {
                 pik_real sigma = sigma2 > 0 ? pik_sqrt(sigma2) : 0;
                 pik_real ratio = sigma / pik_sqrt(kappa2);
                 pol[2 * g + j].centre = pik_wrap_pi(centre);
@@ -548,7 +548,7 @@ static void layer_order(srs_layer *L)
 {
     static const int gaps[6] = {701, 301, 132, 57, 23, 1};
     int s, g, i, j, n = 0;
-    for (s = 0; s < SRS_SLOTS; ++s) {
+    for (s = 0; s < PATH_SLOTS; ++s) {
         if (L->ok[s]) {
             L->order[n++] = (uint16_t)s;
         }
@@ -587,11 +587,11 @@ static int order_lower_bound(const srs_layer *P, pik_real x)
 static int dp_layer(const pik_srs_model *m, const pik_real T[16], int i, const srs_layer *P, const pik_real q_start[7],
                     pik_real cap, int sum_pass, srs_work *W, srs_layer *L, int *in_limits)
 {
-    srs_polar *pol = W->polar + (size_t)i * SRS_GROUPS;
-    uint16_t *back = W->back + (size_t)i * SRS_SLOTS;
+    srs_polar *pol = W->polar + (size_t)i * PATH_GROUPS;
+    uint16_t *back = W->back + (size_t)i * PATH_SLOTS;
     int p, k, reachable = 0, total = 0;
     find_polar(m, T, pol);
-    for (p = 0; p < SRS_NODES; ++p) {
+    for (p = 0; p < PATH_NODES; ++p) {
         total += solve_node(m, T, L, p, node_psi(pol, p), cap, &W->limits);
     }
     *in_limits = total;
@@ -599,8 +599,8 @@ static int dp_layer(const pik_srs_model *m, const pik_real T[16], int i, const s
     for (k = 0; k < L->count; ++k) {
         int s = L->order[k], b = s % 8, j;
         pik_real best = PIK_HUGE, best_step = PIK_HUGE;
-        unsigned arg = SRS_NO_SLOT;
-        back[s] = SRS_NO_SLOT;
+        unsigned arg = PATH_NO_SLOT;
+        back[s] = PATH_NO_SLOT;
         if (P == 0) {
             pik_real d = step_of(L->q[s], q_start);
             if (d <= cap) {
@@ -793,7 +793,7 @@ static int srs_path_global(const pik_srs_model *m, const pik_real *Ts, int n, co
         {
             const srs_layer *L = W->layer[cur ^ 1];
             best = PIK_HUGE;
-            for (s = 0; s < SRS_SLOTS; ++s) {
+            for (s = 0; s < PATH_SLOTS; ++s) {
                 if (L->ok[s] && L->value[s] < best) {
                     best = L->value[s];
                     best_slot = s;
@@ -805,7 +805,7 @@ static int srs_path_global(const pik_srs_model *m, const pik_real *Ts, int n, co
         }
     }
     for (i = n - 1; i >= 0; --i) { /* back along the best path */
-        const srs_polar *pol = W->polar + (size_t)i * SRS_GROUPS;
+        const srs_polar *pol = W->polar + (size_t)i * PATH_GROUPS;
         int p = best_slot / 8;
         W->branch[i] = (unsigned char)(best_slot % 8);
         W->psi[i] = node_psi(pol, p);
@@ -814,13 +814,13 @@ static int srs_path_global(const pik_srs_model *m, const pik_real *Ts, int n, co
             *failed = i; /* cannot happen: the node was solved the same way */
             return PIK_ERR_BAD_MODEL;
         }
-        best_slot = W->back[(size_t)i * SRS_SLOTS + (size_t)best_slot];
+        best_slot = W->back[(size_t)i * PATH_SLOTS + (size_t)best_slot];
     }
     for (i = 0; i < n; ++i) {
         W->bracket[i] *= 4;
     }
-    for (round = 0; round < SRS_REFINE_ROUNDS; ++round) {
-        int nf = round ? SRS_FINE : SRS_FINE_WIDE;
+    for (round = 0; round < PATH_REFINE_ROUNDS; ++round) {
+        int nf = round ? PATH_FINE : PATH_FINE_WIDE;
         refine_round(m, Ts, n, q_start, nf, W);
         for (i = 0; i < n; ++i) {
             W->bracket[i] *= PIK_R(3.0) / (nf / 2);
@@ -881,7 +881,7 @@ int pik_srs_path_ws(const pik_srs_model *m, const pik_real *Ts, int n, const pik
     }
     report_init(r);
     srs_path_stats(m, W.rows, n, q_start, r);
-    if (st == PIK_OK && !(r->max_step_rad * SRS_GLOBAL_GAIN < greedy.max_step_rad)) {
+    if (st == PIK_OK && !(r->max_step_rad * PATH_GLOBAL_GAIN < greedy.max_step_rad)) {
         *r = greedy; /* the greedy path was about as good: keep it */
         return PIK_OK;
     }

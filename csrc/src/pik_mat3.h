@@ -1,0 +1,62 @@
+/* Internal: 3x3 and 4x4 row-major matrix products of the S-R-S solver. Not part of the API. */
+#ifndef PIK_MAT3_H
+#define PIK_MAT3_H
+
+#include "pik_math.h"
+
+/* C = A B */
+static inline void mul33(const pik_real A[9], const pik_real B[9], pik_real C[9])
+{
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        for (c = 0; c < 3; ++c) {
+            C[3 * r + c] = A[3 * r] * B[c] + A[3 * r + 1] * B[3 + c] + A[3 * r + 2] * B[6 + c];
+        }
+    }
+}
+
+/* C = A^T B */
+static inline void mul33_tn(const pik_real A[9], const pik_real B[9], pik_real C[9])
+{
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        for (c = 0; c < 3; ++c) {
+            C[3 * r + c] = A[r] * B[c] + A[3 + r] * B[3 + c] + A[6 + r] * B[6 + c];
+        }
+    }
+}
+
+/* C = A B^T */
+static inline void mul33_nt(const pik_real A[9], const pik_real B[9], pik_real C[9])
+{
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        for (c = 0; c < 3; ++c) {
+            C[3 * r + c] = A[3 * r] * B[3 * c] + A[3 * r + 1] * B[3 * c + 1] + A[3 * r + 2] * B[3 * c + 2];
+        }
+    }
+}
+
+/* T_a * T_b for 4x4 row-major rigid transforms. */
+static inline void mul44(const pik_real A[16], const pik_real B[16], pik_real C[16])
+{
+    int r, c;
+    for (r = 0; r < 4; ++r) {
+        for (c = 0; c < 4; ++c) {
+            C[4 * r + c] = A[4 * r] * B[c] + A[4 * r + 1] * B[4 + c] + A[4 * r + 2] * B[8 + c] + A[4 * r + 3] * B[12 + c];
+        }
+    }
+}
+
+static inline int is_identity44(const pik_real A[16])
+{
+    int i;
+    for (i = 0; i < 16; ++i) {
+        if (A[i] != ((i % 5) == 0 ? 1 : 0)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+#endif /* PIK_MAT3_H */

@@ -1,0 +1,416 @@
+/*
+ * S-R-S arm-angle algebra: each joint of one elbow branch as a function of psi (entries of R03(psi)
+ * and R47(psi) are a sin psi + b cos psi + c), the arm angles where joints cross their limits, the
+ * cells between them, and the feasible arm-angle intervals (pik_srs_feasible_arm_angles).
+ */
+#include "pik_math.h"
+#include <string.h>
+
+#include "piperik/pik_pose.h"
+#include "piperik/pik_srs.h"
+#include "piperik/pik_status.h"
+#include "pik_mat3.h"
+#include "pik_select_internal.h"
+#include "pik_srs_internal.h"
+#include "pik_trig_impl.h"
+
+/* ---------------------------------------------------------------- the joints as functions of psi */
+
+
+
+
+/* Roots in [-pi, pi] of a sin psi + b cos psi + c = 0 (at most 2). */
+static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
+{
+    pik_real r = pik_sqrt(a * a + b * b), gam, t, h;
+    if (!(r > SRS_ROOT_NORM_MIN) || !(pik_fabs(c) <= r)) {
+        return 0;
+    }
+    /* a sin + b cos = r sin(psi + gam), gam = atan2(b, a); sin(psi + gam) = -c / r. */
+    gam = pik_atan2_r(b, a);
+    h = pik_sqrt((r - c) * (r + c));
+    t = pik_atan2_r(-c, h);
+    out[0] = pik_wrap_pi(t - gam);
+    out[1] = pik_wrap_pi(PIK_PI - t - gam);
+    return 2;
+}
+
+/* Sorts v (and its tags, when given) in increasing order. */
+static void sort_reals(pik_real *v, unsigned char *tag, int n)
+{
+    int i, j;
+    for (i = 1; i < n; ++i) { /* insertion sort: n <= SRS_MAX_BREAKS */
+        pik_real x = v[i];
+        unsigned char t = tag ? tag[i] : 0;
+        for (j = i - 1; j >= 0 && v[j] > x; --j) {
+            v[j + 1] = v[j];
+            if (tag) {
+                tag[j + 1] = tag[j];
+            }
+        }
+        v[j + 1] = x;
+        if (tag) {
+            tag[j + 1] = t;
+        }
+    }
+}
+
+
+
+static lin3 entry(const pik_real A[9], const pik_real B[9], const pik_real C[9], int i, pik_real scale)
+{
+    lin3 e;
+    e.a = scale * A[i];
+    e.b = scale * B[i];
+    e.c = scale * C[i];
+    return e;
+}
+
+/* psi where the cosine-type entry f reaches +-1 (a shoulder or wrist singularity); sets *everywhere
+ * when f is +-1 for every psi. */
+static int singular_psi(lin3 f, pik_real *out, int *everywhere)
+{
+    pik_real r = pik_sqrt(f.a * f.a + f.b * f.b);
+    int n = 0;
+    if (!(r > SRS_ROOT_NORM_MIN)) {
+        *everywhere = pik_fabs(pik_fabs(f.c) - 1) < SRS_SINGULAR_PSI_TOL;
+        return 0;
+    }
+    if (pik_fabs(f.c + r - 1) < SRS_SINGULAR_PSI_TOL) {
+        out[n++] = pik_atan2_r(f.a, f.b);
+    }
+    if (pik_fabs(f.c - r + 1) < SRS_SINGULAR_PSI_TOL) {
+        out[n++] = pik_atan2_r(-f.a, -f.b);
+    }
+    return n;
+}
+
+void pik_srs_arm_lin(const srs_pose *P, int g, srs_lin_arm *L)
+{
+    const pik_real *u = P->u;
+    pik_real ux[9], As[9], Bs[9], Cs[9], Aw[9], Bw[9], Cw[9], tmp[9], tmp2[9];
+    int k;
+    /* R03(psi) = As sin + Bs cos + Cs: As = [u]x R03ref, Bs = (I - u u^T) R03ref, Cs = u u^T R03ref. */
+    ux[0] = 0.0;   ux[1] = -u[2]; ux[2] = u[1];
+    ux[3] = u[2];  ux[4] = 0.0;   ux[5] = -u[0];
+    ux[6] = -u[1]; ux[7] = u[0];  ux[8] = 0.0;
+    mul33(ux, P->R03ref[g], As);
+    for (k = 0; k < 9; ++k) {
+        int r = k / 3, c = k % 3;
+        tmp[k] = u[r] * u[c];
+        tmp2[k] = (r == c ? 1 : 0) - tmp[k];
+    }
+    mul33(tmp2, P->R03ref[g], Bs);
+    mul33(tmp, P->R03ref[g], Cs);
+    /* R47(psi) = R34^T R03(psi)^T R: Aw = R34^T As^T R, ... */
+    mul33_tn(As, P->R, tmp);
+    mul33_tn(P->R34[g], tmp, Aw);
+    mul33_tn(Bs, P->R, tmp);
+    mul33_tn(P->R34[g], tmp, Bw);
+    mul33_tn(Cs, P->R, tmp);
+    mul33_tn(P->R34[g], tmp, Cw);
+    /* t1 = atan2(R03[1][1], R03[0][1]); t2 = acos(R03[2][1]); t3 = atan2(-R03[2][2], -R03[2][0]);
+     * t5 = atan2(R47[1][2], R47[0][2]); t6 = acos(R47[2][2]); t7 = atan2(R47[2][1], -R47[2][0]). */
+    L->n[0] = entry(As, Bs, Cs, 4, 1);  L->d[0] = entry(As, Bs, Cs, 1, 1);
+    L->n[1] = entry(As, Bs, Cs, 7, 0);  L->d[1] = entry(As, Bs, Cs, 7, 1);
+    L->n[2] = entry(As, Bs, Cs, 8, -1); L->d[2] = entry(As, Bs, Cs, 6, -1);
+    L->n[3] = entry(Aw, Bw, Cw, 5, 1);  L->d[3] = entry(Aw, Bw, Cw, 2, 1);
+    L->n[4] = entry(Aw, Bw, Cw, 8, 0);  L->d[4] = entry(Aw, Bw, Cw, 8, 1);
+    L->n[5] = entry(Aw, Bw, Cw, 7, 1);  L->d[5] = entry(Aw, Bw, Cw, 6, -1);
+    L->half_singular[0] = 0;
+    L->half_singular[1] = 0;
+    L->n_sing = singular_psi(L->d[1], L->sing_psi, &L->half_singular[0]);
+    L->n_sing_shoulder = L->n_sing;
+    L->n_sing += singular_psi(L->d[4], L->sing_psi + L->n_sing, &L->half_singular[1]);
+}
+
+
+/* Breakpoints of arm g in [-pi, pi], sorted, -pi and pi included: the arm angles where a joint meets
+ * one of its limits, the edges of the exclusions around isolated singular arm angles, and with
+ * `stationary` the arm angles where a joint's rate changes sign. Between consecutive breakpoints every
+ * joint stays inside or outside its limits, and (with `stationary`) moves monotonically.
+ * At most 2 + 6 x 2 x 2 + 4 x 2 + 6 x 2 = 46 values. */
+/* With tag (may be NULL), tag[i] says whose breakpoint br[i] is: the joint slot k (0..5) for a limit
+ * crossing, SRS_TAG_OTHER for the rest. */
+#define SRS_TAG_OTHER 6
+int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, pik_real *br, unsigned char *tag)
+{
+    int nb = 0, k, e, j;
+    br[nb++] = -PIK_PI;
+    br[nb++] = PIK_PI;
+    if (tag) {
+        tag[0] = SRS_TAG_OTHER;
+        tag[1] = SRS_TAG_OTHER;
+    }
+    for (k = 0; k < 6; ++k) {
+        int joint = srs_joint_of(k);
+        if (L->half_singular[k / 3]) {
+            continue; /* t1 + t3 (t5 + t7) only: breakpoints of the seed's split are not needed */
+        }
+        for (e = 0; e < 2; ++e) {
+            pik_real sl, cl, r[2];
+            int nr;
+            /* The search's cells (stationary) end where the tolerance around the limit ends, just
+             * inside it: pik_within counts a joint that far outside as inside (clamped onto the
+             * limit), so an optimum on a limit lies there, not on the limit itself. */
+            pik_real widen = stationary ? (e ? 1 : -1) * PIK_R(0.99) * PIK_LIMIT_TOL_RAD : 0;
+            pik_sincos_r(srs_theta_of_q(m, joint, (e ? m->upper_rad[joint] : m->lower_rad[joint]) + widen), &sl, &cl);
+            if (SRS_IS_COS(k)) {
+                nr = sincos_roots(L->d[k].a, L->d[k].b, L->d[k].c - cl, r);
+            } else {
+                /* t = t_lim (or t_lim + pi): n cos t_lim - d sin t_lim = 0 */
+                nr = sincos_roots(L->n[k].a * cl - L->d[k].a * sl, L->n[k].b * cl - L->d[k].b * sl,
+                                  L->n[k].c * cl - L->d[k].c * sl, r);
+            }
+            for (j = 0; j < nr; ++j) {
+                if (tag) {
+                    tag[nb] = (unsigned char)k;
+                }
+                br[nb++] = r[j];
+            }
+        }
+        if (stationary) {
+            lin3 rate = joint_rate(L, k);
+            pik_real r[2];
+            int nr = sincos_roots(rate.a, rate.b, rate.c, r);
+            for (j = 0; j < nr; ++j) {
+                if (tag) {
+                    tag[nb] = SRS_TAG_OTHER;
+                }
+                br[nb++] = r[j];
+            }
+        }
+    }
+    for (j = 0; j < L->n_sing; ++j) {
+        if (tag) {
+            tag[nb] = SRS_TAG_OTHER;
+            tag[nb + 1] = SRS_TAG_OTHER;
+        }
+        br[nb++] = pik_wrap_pi(L->sing_psi[j] - PIK_PSI_SINGULAR_EXCLUSION_RAD);
+        br[nb++] = pik_wrap_pi(L->sing_psi[j] + PIK_PSI_SINGULAR_EXCLUSION_RAD);
+    }
+    sort_reals(br, tag, nb);
+    return nb;
+}
+
+
+
+
+
+/* ---------------------------------------------------------------- feasible arm angles */
+
+/* Appends [lo, hi] to S (sorted input), merging with the last interval when they touch.
+ * Returns 0 when S is full (cannot happen within the proven bound, see pik_srs.h). */
+static int set_add(pik_psi_set *S, pik_real lo, pik_real hi)
+{
+    if (hi <= lo) {
+        return 1;
+    }
+    if (S->count > 0 && lo <= S->hi_rad[S->count - 1] + SRS_INTERVAL_MERGE) {
+        if (hi > S->hi_rad[S->count - 1]) {
+            S->hi_rad[S->count - 1] = hi;
+        }
+        return 1;
+    }
+    if (S->count >= PIK_MAX_PSI_INTERVALS) {
+        return 0;
+    }
+    S->lo_rad[S->count] = lo;
+    S->hi_rad[S->count] = hi;
+    S->count++;
+    return 1;
+}
+
+static int set_union(const pik_psi_set *A, const pik_psi_set *B, pik_psi_set *C)
+{
+    int i = 0, j = 0, ok = 1;
+    pik_psi_set out;
+    out.count = 0;
+    while (i < A->count || j < B->count) {
+        if (j >= B->count || (i < A->count && A->lo_rad[i] <= B->lo_rad[j])) {
+            ok &= set_add(&out, A->lo_rad[i], A->hi_rad[i]);
+            ++i;
+        } else {
+            ok &= set_add(&out, B->lo_rad[j], B->hi_rad[j]);
+            ++j;
+        }
+    }
+    /* only the used entries (a set is 550 bytes, mostly unused) */
+    C->count = out.count;
+    memcpy(C->lo_rad, out.lo_rad, (size_t)out.count * sizeof out.lo_rad[0]);
+    memcpy(C->hi_rad, out.hi_rad, (size_t)out.count * sizeof out.hi_rad[0]);
+    return ok;
+}
+
+/* Which of arm g's four sign combinations (bit k, branch SRS_BRANCH(g, k)) are inside the limits at
+ * psi, evaluated by arm_thetas (with the seed's split where a half is singular at every psi). */
+static unsigned arm_feasible_at(const pik_srs_model *m, const srs_pose *P, int g, pik_real psi, const pik_real *seed_theta)
+{
+    pik_real rep[7], th[7], q[7], sing;
+    unsigned mask = 0u;
+    int k, j;
+    pik_srs_arm_thetas(P, g, psi, seed_theta, rep, &sing);
+    for (k = 0; k < 4; ++k) {
+        int in = 1;
+        branch_thetas(SRS_BRANCH(g, k), rep, th);
+        q_of_thetas(m, th, q);
+        for (j = 0; j < 7; ++j) {
+            in &= pik_within(q[j], m->lower_rad[j], m->upper_rad[j]);
+        }
+        mask |= (unsigned)in << k;
+    }
+    return mask;
+}
+
+
+void pik_srs_limit_arcs(const pik_srs_model *m, srs_limit_arcs *A)
+{
+    int j;
+    for (j = 0; j < 7; ++j) {
+        pik_real lo = m->lower_rad[j], hi = m->upper_rad[j];
+        pik_sincos_r(srs_theta_of_q(m, j, m->sign[j] > 0 ? lo : hi), &A->from_s[j], &A->from_c[j]);
+        pik_sincos_r(srs_theta_of_q(m, j, m->sign[j] > 0 ? hi : lo), &A->to_s[j], &A->to_c[j]);
+        A->width[j] = hi - lo;
+    }
+}
+
+/* Is the direction (c, s) (any positive scale) on joint j's limit arc? Two cross products, no atan2;
+ * q +- 2pi counts (the selection's shift rule). */
+static int on_arc(const srs_limit_arcs *A, int j, pik_real c, pik_real s)
+{
+    pik_real from = A->from_c[j] * s - A->from_s[j] * c; /* |v| sin(t - t_from) */
+    pik_real to = A->to_c[j] * s - A->to_s[j] * c;       /* |v| sin(t - t_to) */
+    if (A->width[j] >= PIK_TWO_PI) {
+        return 1;
+    }
+    if (A->width[j] <= PIK_PI) {
+        return from >= 0 && to <= 0;
+    }
+    return from >= 0 || to <= 0; /* not strictly inside the complement arc (narrower than pi) */
+}
+
+/* arm_feasible_at without the arm evaluation, for the joint slots in `dirty` (bit i: slot i): (cos,
+ * sin) of each straight from its entry of R03(psi) / R47(psi) (L), tested against the limit arcs on
+ * the representative and on the flipped sign (GC2 or GC6 negative: t1, t3 (t5, t7) + pi negate both;
+ * t2 (t6) -> -t negates the sine), into slot_ok[i] bits 0 and 1. Returns the mask of sign
+ * combinations (bit k: branch SRS_BRANCH(g, k)) with every slot inside. Valid where no half is
+ * singular at every psi (there the seed's split decides, and arm_feasible_at is used). */
+static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_real psi, unsigned dirty,
+                          unsigned char slot_ok[6])
+{
+    pik_real sp, cp;
+    unsigned mask;
+    int i;
+    pik_sincos_r(psi, &sp, &cp);
+    for (i = 0; i < 6; ++i) {
+        pik_real c, sn, d;
+        if (!(dirty & (1u << i))) {
+            continue;
+        }
+        d = lin_eval(L->d[i], sp, cp);
+        if (SRS_IS_COS(i)) { /* t = acos(d) in [0, pi] */
+            d = d > 1 ? 1 : (d < -1 ? -1 : d);
+            c = d;
+            sn = pik_sqrt((1 - d) * (1 + d));
+        } else {
+            c = d;
+            sn = lin_eval(L->n[i], sp, cp);
+        }
+        slot_ok[i] = (unsigned char)(on_arc(A, srs_joint_of(i), c, sn) |
+                                     (on_arc(A, srs_joint_of(i), SRS_IS_COS(i) ? c : -c, -sn) << 1));
+    }
+    /* sign combination k flips the shoulder slots when k & 1 and the wrist slots when k & 2: a slot's
+     * two bits spread onto the four combinations */
+    mask = 0xFu;
+    for (i = 0; i < 6; ++i) {
+        unsigned ok = slot_ok[i];
+        mask &= i < 3 ? ((ok & 1u) ? 0x5u : 0u) | ((ok & 2u) ? 0xAu : 0u)
+                      : ((ok & 1u) ? 0x3u : 0u) | ((ok & 2u) ? 0xCu : 0u);
+    }
+    return mask;
+}
+
+
+void pik_srs_cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P, const srs_limit_arcs *A, int g)
+{
+    pik_real q4 = srs_q_of_theta(m, 3, pik_atan2_unit_r((g ? -1 : 1) * P->s4, P->c4));
+    C->m = m;
+    C->P = P;
+    C->A = A;
+    C->g = g;
+    C->i = 0;
+    C->nb = 0;
+    C->half_singular = 0;
+    if (!pik_within(q4, m->lower_rad[3], m->upper_rad[3])) {
+        return;
+    }
+    pik_srs_arm_lin(P, g, &C->L);
+    C->half_singular = C->L.half_singular[0] || C->L.half_singular[1];
+    C->nb = pik_srs_arm_breaks(m, &C->L, 0, C->br, C->tag);
+    C->dirty = 0x3Fu;
+}
+
+int pik_srs_cells_next(srs_cells *C, pik_real *lo, pik_real *hi, unsigned *mask)
+{
+    while (C->i + 1 < C->nb) {
+        pik_real a0 = C->br[C->i], a1 = C->br[C->i + 1], mid = PIK_R(0.5) * (a0 + a1);
+        /* a slot's status changes only at its own limit crossings: crossing another breakpoint
+         * (an exclusion edge, +-pi) re-evaluates every slot */
+        C->dirty |= C->tag[C->i] < SRS_TAG_OTHER ? 1u << C->tag[C->i] : 0x3Fu;
+        C->i++;
+        if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(&C->L, mid)) {
+            continue;
+        }
+        *lo = a0;
+        *hi = a1;
+        if (C->half_singular) {
+            *mask = arm_feasible_at(C->m, C->P, C->g, mid, 0);
+        } else {
+            *mask = cell_mask(&C->L, C->A, mid, C->dirty, C->slot_ok);
+            C->dirty = 0u;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pik_psi_set *per_branch,
+                                pik_psi_set *union_out)
+{
+    srs_pose P;
+    srs_limit_arcs A;
+    srs_cells C;
+    pik_psi_set local[8], all, *branch = per_branch ? per_branch : local; /* the caller's sets when given */
+    pik_real lo, hi;
+    unsigned mask;
+    int st, b, g, k, ok = 1;
+    if (m == 0 || T == 0) {
+        return PIK_ERR_NULL;
+    }
+    for (b = 0; b < 8; ++b) {
+        branch[b].count = 0;
+    }
+    all.count = 0;
+    st = pik_srs_prepare_pose(m, T, &P);
+    if (st == PIK_OK) {
+        pik_srs_limit_arcs(m, &A);
+        for (g = 0; g < P.n_gc4; ++g) {
+            for (pik_srs_cells_begin(&C, m, &P, &A, g); pik_srs_cells_next(&C, &lo, &hi, &mask);) {
+                for (k = 0; k < 4; ++k) {
+                    if (mask & (1u << k)) {
+                        ok &= set_add(&branch[SRS_BRANCH(g, k)], lo, hi);
+                    }
+                }
+            }
+        }
+        for (b = 0; b < 8; ++b) {
+            ok &= set_union(&all, &branch[b], &all);
+        }
+    }
+    if (union_out) {
+        union_out->count = all.count;
+        memcpy(union_out->lo_rad, all.lo_rad, (size_t)all.count * sizeof all.lo_rad[0]);
+        memcpy(union_out->hi_rad, all.hi_rad, (size_t)all.count * sizeof all.hi_rad[0]);
+    }
+    return st == PIK_OK && !ok ? PIK_ERR_BAD_MODEL : st; /* cannot happen: see PIK_MAX_PSI_INTERVALS */
+}

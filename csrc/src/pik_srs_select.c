@@ -1,0 +1,1025 @@
+/*
+ * S-R-S arm-angle choice (pik_srs_select): the nearest, widest and max-margin policies over every
+ * feasible arm angle and branch, by branch and bound over the cells of pik_srs_intervals.c with
+ * bounded local minimisation, and the final solution at the chosen psi.
+ */
+#include "pik_math.h"
+#include <string.h>
+
+#include "piperik/pik_pose.h"
+#include "piperik/pik_srs.h"
+#include "piperik/pik_status.h"
+#include "pik_mat3.h"
+#include "pik_select_internal.h"
+#include "pik_srs_internal.h"
+#include "pik_trig_impl.h"
+
+/* ---------------------------------------------------------------- evaluating an arm along psi */
+
+/* cos(t - t_c) from t and (sin, cos) of t_c. */
+static pik_real cos_diff(pik_real t, pik_real s_c, pik_real c_c)
+{
+    pik_real st, ct;
+    pik_sincos_r(t, &st, &ct);
+    return ct * c_c + st * s_c;
+}
+
+/* Where |sin t2| and |sin t6| are at least this, the search takes the joints from the linear form
+ * (lin_thetas); nearer a shoulder or wrist singularity, t1 and t3 (t5 and t7) are directions of
+ * vectors of length |sin t2| (|sin t6|) and arm_thetas, which keeps the seed's split there, is used. */
+#define SRS_LIN_SING_MIN PIK_TOL(1e-4, 1e-2)
+
+/* arm_thetas from arm g's linear form L (arm_lin): each (sin, cos) pair is two entries of R03(psi) or
+ * R47(psi), a sin psi + b cos psi + c, so one evaluation costs 16 products instead of building the
+ * two rotations. t4 is the arm's constant elbow angle. Returns 0 (th untouched) near a shoulder or
+ * wrist singularity, where the caller falls back to arm_thetas. */
+static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_real psi, pik_real th[7],
+                      pik_real *singularity)
+{
+    pik_real sp, cp, s[6], c[6], t[6], n2, n6, i2, i6;
+    pik_sincos_r(psi, &sp, &cp);
+    s[0] = lin_eval(L->n[0], sp, cp);
+    c[0] = lin_eval(L->d[0], sp, cp);
+    s[3] = lin_eval(L->n[3], sp, cp);
+    c[3] = lin_eval(L->d[3], sp, cp);
+    /* |sin t2| = |(R03[1][1], R03[0][1])| and |sin t6| likewise, as in arm_sincos */
+    n2 = pik_sqrt(s[0] * s[0] + c[0] * c[0]);
+    n6 = pik_sqrt(s[3] * s[3] + c[3] * c[3]);
+    if (!(n2 >= SRS_LIN_SING_MIN && n6 >= SRS_LIN_SING_MIN)) {
+        return 0;
+    }
+    i2 = 1 / n2;
+    i6 = 1 / n6;
+    s[0] *= i2;
+    c[0] *= i2;
+    s[3] *= i6;
+    c[3] *= i6;
+    s[1] = n2;
+    c[1] = lin_eval(L->d[1], sp, cp);
+    s[4] = n6;
+    c[4] = lin_eval(L->d[4], sp, cp);
+    /* t3's and t7's pairs have the same length as t1's and t5's (rows of unit vectors scaled by
+     * sin t2, sin t6) */
+    s[2] = i2 * lin_eval(L->n[2], sp, cp);
+    c[2] = i2 * lin_eval(L->d[2], sp, cp);
+    s[5] = i6 * lin_eval(L->n[5], sp, cp);
+    c[5] = i6 * lin_eval(L->d[5], sp, cp);
+    pik_atan2_unit_many(s, c, t, 6);
+    th[0] = t[0];
+    th[1] = t[1];
+    th[2] = t[2];
+    th[3] = t4;
+    th[4] = t[3];
+    th[5] = t[4];
+    th[6] = t[5];
+    *singularity = srs_singularity(n2, s4_abs, n6);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- choosing psi */
+
+/* The best candidate of a search (or of the fast path's probe). */
+typedef struct srs_best {
+    int found;
+    pik_real cost, psi;
+    pik_real singularity;        /* its singularity measure (min |sin t2|, |sin t4|, |sin t6|) */
+    int branch;
+} srs_best;
+
+/* Whole cells kept for halving after the branch and bound (split_cells). */
+#define SRS_SPLIT_CELLS 8
+
+/* The search state of one pik_srs_select call. */
+typedef struct srs_search {
+    const pik_srs_model *m;
+    const srs_pose *P;
+    pik_scorer sc;
+    const pik_real *seed_theta;  /* q_current's t, NULL without q_current */
+    unsigned allowed;            /* branch mask the caller permits */
+    int blocked;                 /* keep_branch rejected a candidate */
+    srs_best *best;              /* where visit keeps the best candidate */
+    int lin_g;                   /* the arm whose linear form `lin` holds: -1 none, -2 never use it */
+    pik_real t4;                 /* that arm's elbow angle */
+    srs_lin_arm lin;             /* one arm's linear form (arm_lin), built on first use; one slot (stack):
+                                  * the searches take the arms one after the other */
+    pik_real sc_c[7], cc_c[7];   /* NEAREST: sin and cos of q_current's angles t */
+    int mapped;                  /* the minimisers' variable u is a polar angle: psi = centre + scale tan u */
+    pik_real map_centre, map_scale;
+    int n_split;                 /* cells whose bound left a gap after their search (search_cell), */
+    struct {                     /* the SRS_SPLIT_CELLS lowest bounds kept, to be halved at the end */
+        pik_real a0, a1, lb;
+        int b;
+    } split[SRS_SPLIT_CELLS];
+} srs_search;
+
+/* Arm g's linear form, built when another arm's (or none) is held. */
+static const srs_lin_arm *search_lin(srs_search *S, int g)
+{
+    if (S->lin_g != g) {
+        pik_srs_arm_lin(S->P, g, &S->lin);
+        S->t4 = pik_atan2_unit_r((g ? -1 : 1) * S->P->s4, S->P->c4);
+        S->lin_g = g;
+    }
+    return &S->lin;
+}
+
+/* Representative joint angles of arm g at psi: from the linear form where it is accurate (a search
+ * evaluates an arm many times, so building the form once pays), else arm_thetas. */
+static void search_thetas(srs_search *S, int g, pik_real psi, pik_real rep[7], pik_real *sing)
+{
+    if (S->lin_g != -2) {
+        const srs_lin_arm *L = search_lin(S, g); /* before reading t4, which it sets */
+        if (lin_thetas(L, S->t4, S->P->s4, psi, rep, sing)) {
+            return;
+        }
+    }
+    pik_srs_arm_thetas(S->P, g, psi, S->seed_theta, rep, sing);
+}
+
+/* Scores branch `want` of arm g at psi, or every allowed branch of g for want = -1; keeps the best.
+ * Returns branch `want`'s cost (HUGE when it does not qualify). rep_out (may be NULL) receives the
+ * representative angles. */
+static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *rep_out, pik_real *costs4)
+{
+    pik_real rep[7], th[7], q[7], sing, want_cost = PIK_HUGE;
+    srs_best *B = S->best;
+    int k;
+    search_thetas(S, g, psi, rep, &sing);
+    if (rep_out) {
+        memcpy(rep_out, rep, sizeof rep);
+    }
+    for (k = 0; k < 4; ++k) {
+        int b = SRS_BRANCH(g, k), verdict;
+        pik_score_out r;
+        if (!(S->allowed & (1u << b)) || (want >= 0 && b != want)) {
+            continue; /* a one-branch search scores its branch only */
+        }
+        branch_thetas(b, rep, th);
+        q_of_thetas(S->m, th, q);
+        verdict = pik_score(&S->sc, q, sing, b, 0, &r);
+        S->blocked |= verdict == PIK_SCORE_BLOCKED;
+        if (costs4) {
+            costs4[k] = verdict == PIK_SCORE_OK ? r.cost : PIK_HUGE;
+        }
+        if (verdict != PIK_SCORE_OK) {
+            continue;
+        }
+        if (b == want) {
+            want_cost = r.cost;
+        }
+        if (!B->found || r.cost < B->cost) {
+            B->found = 1;
+            B->cost = r.cost;
+            B->psi = psi;
+            B->branch = b;
+            B->singularity = sing;
+        }
+    }
+    return want_cost;
+}
+
+static pik_real visit_branch(srs_search *S, int b, pik_real psi)
+{
+    return visit(S, (b >> 1) & 1, psi, b, 0, 0);
+}
+
+/* Branch b's cost at the minimisers' variable u: psi itself, or a polar angle (polar_window). */
+static pik_real eval_branch(srs_search *S, int b, pik_real u)
+{
+    if (S->mapped) {
+        pik_real su, cu;
+        pik_sincos_r(u, &su, &cu);
+        u = S->map_centre + S->map_scale * (su / cu);
+    }
+    return visit_branch(S, b, u);
+}
+
+/* A lower bound of branch b's cost at psi for the NEAREST policy, from arm g's linear form without
+ * an atan2 or the kernel: joint j's term w_j (q_j - q_current_j)^2 is at least w_j d^2 with d the
+ * angle between t_j and q_current's t_j (a 2pi shift only moves q farther), d^2 >= 2 (1 - cos d),
+ * and the kernel's penalties are >= 0. A joint whose direction is ill-defined (t1, t3 next to a
+ * shoulder singularity) contributes nothing. */
+static pik_real probe_bound(srs_search *S, int b, pik_real psi)
+{
+    const srs_lin_arm *L = search_lin(S, (b >> 1) & 1);
+    const pik_real *w = S->sc.o->weights;
+    pik_real sp, cp, lb, cosd;
+    int i;
+    pik_sincos_r(psi, &sp, &cp);
+    cosd = cos_diff(S->t4, S->sc_c[3], S->cc_c[3]);
+    lb = 2 * (w ? w[3] : 1) * (1 - cosd);
+    for (i = 0; i < 6; ++i) {
+        int j = srs_joint_of(i);
+        int flipped = (i < 3 ? (b & 1) : (b & 4)) != 0;
+        pik_real d = lin_eval(L->d[i], sp, cp), n, nrm;
+        if (SRS_IS_COS(i)) { /* t = acos(d): (sin, cos) = (sqrt(1 - d^2), d) */
+            d = d > 1 ? 1 : (d < -1 ? -1 : d);
+            n = pik_sqrt((1 - d) * (1 + d));
+            nrm = 1;
+            if (flipped) {
+                n = -n;
+            }
+        } else {
+            n = lin_eval(L->n[i], sp, cp);
+            nrm = pik_sqrt(n * n + d * d);
+            if (!(nrm >= SRS_LIN_SING_MIN)) {
+                continue;
+            }
+            if (flipped) {
+                n = -n;
+                d = -d;
+            }
+        }
+        cosd = (d * S->cc_c[j] + n * S->sc_c[j]) / nrm;
+        lb += 2 * (w ? w[j] : 1) * (1 - cosd);
+    }
+    return lb;
+}
+
+/* The minimisers' psi resolution: they stop when the minimum is bracketed to about twice this. */
+#define SRS_SEARCH_TOL PIK_TOL(1e-9, 1e-6)
+
+/* Brent's minimiser (parabolic steps, golden-section steps where a parabola is unusable or does not
+ * shrink the bracket fast enough) of branch b's cost on [a, c] from x (cost fx, a <= x <= c). w, v
+ * (costs fw, fv) are two earlier points for the first parabola (x for none). Golden section alone
+ * needs ~45 evaluations for 1e-9 of a 0.1 rad cell; Brent ~10 where the minimum is smooth. */
+static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, pik_real fx, pik_real w, pik_real fw,
+                     pik_real v, pik_real fv, int iterations, pik_real tol)
+{
+    const pik_real cgold = PIK_R(0.3819660112501051);
+    pik_real d = c - a, e = c - a, u, fu; /* as if the last two steps spanned the bracket: the first two
+                                           * parabolas are accepted when they fall inside it */
+    int it;
+    for (it = 0; it < iterations; ++it) {
+        pik_real xm = PIK_R(0.5) * (a + c);
+        int golden = 1;
+        if (pik_fabs(x - xm) <= 2 * tol - PIK_R(0.5) * (c - a)) {
+            break; /* [a, c] is within 2 tol of x on both sides */
+        }
+        if (pik_fabs(e) > tol && fx < PIK_HUGE && fw < PIK_HUGE && fv < PIK_HUGE && w != x && v != x && v != w) {
+            pik_real r = (x - w) * (fx - fv), q = (x - v) * (fx - fw), p = (x - v) * q - (x - w) * r, etemp = e;
+            q = 2 * (q - r);
+            if (q > 0) {
+                p = -p;
+            }
+            q = pik_fabs(q);
+            /* accepted when inside the bracket and smaller than half the step before last */
+            if (pik_fabs(p) < pik_fabs(PIK_R(0.5) * q * etemp) && p > q * (a - x) && p < q * (c - x)) {
+                e = d;
+                d = p / q;
+                u = x + d;
+                if (u - a < 2 * tol || c - u < 2 * tol) {
+                    d = xm >= x ? tol : -tol;
+                }
+                golden = 0;
+            }
+        }
+        if (golden) {
+            e = x >= xm ? a - x : c - x;
+            d = cgold * e;
+        }
+        u = pik_fabs(d) >= tol ? x + d : x + (d >= 0 ? tol : -tol);
+        fu = eval_branch(S, b, u);
+        if (fu <= fx) {
+            if (u >= x) {
+                a = x;
+            } else {
+                c = x;
+            }
+            v = w; fv = fw;
+            w = x; fw = fx;
+            x = u; fx = fu;
+        } else {
+            if (u < x) {
+                a = u;
+            } else {
+                c = u;
+            }
+            if (fu <= fw || w == x) {
+                v = w; fv = fw;
+                w = u; fw = fu;
+            } else if (fu <= fv || v == x || v == w) {
+                v = u; fv = fu;
+            }
+        }
+    }
+}
+
+/* The searches bracket a minimum to about SRS_SEARCH_TOL (h) of psi. At an interior minimum the
+ * distance d then exceeds the optimum by about K h^2 / (2 d), K = sum of w_j (dq_j/dpsi)^2; the joints'
+ * rates are at most ~1 / s with s the singularity measure (t1 and t3 turn at ~1 / |sin t2| next to a
+ * shoulder singularity, likewise t5 and t7 at the wrist). Where that may exceed a small fraction of
+ * the promised 1e-9 rad (README "Selection rules") -- d below SRS_POLISH_NEAR / s^2: q_current next
+ * to the pose's own solution, or a singularity -- the winner is refined once, in a bracket of a few h
+ * around it, down to SRS_POLISH_TOL x s (a few rounding steps of psi at least), unless the distance
+ * changes by less than SRS_POLISH_DIST over that whole bracket. A minimum on a limit edge (first
+ * order in h) is a breakpoint of the branch and bound, scored exactly, not a search result. */
+#define SRS_POLISH_NEAR PIK_TOL(1e-6, 1e-3)
+#define SRS_POLISH_TOL PIK_TOL(1e-14, 1e-7)
+#define SRS_POLISH_DIST PIK_TOL(1e-11, 1e-6)
+static void polish_best(srs_search *S)
+{
+    const srs_best *B = S->best;
+    const pik_real h = 4 * SRS_SEARCH_TOL;
+    pik_real x = B->psi, fx = B->cost, fa, fc, sing = B->singularity, tol;
+    int b = B->branch;
+    if (pik_sqrt(fx) * sing * sing >= SRS_POLISH_NEAR) {
+        return;
+    }
+    tol = SRS_POLISH_TOL * (sing < 1 ? sing : 1);
+    if (tol < 4 * PIK_EPS * pik_fabs(x)) {
+        tol = 4 * PIK_EPS * pik_fabs(x);
+    }
+    fa = visit_branch(S, b, x - h);
+    fc = visit_branch(S, b, x + h);
+    if (fa < PIK_HUGE && fc < PIK_HUGE) {
+        /* d = sqrt(cost): over the bracket d moves by at most (max f - fx) / (2 sqrt(fx)) */
+        pik_real spread = (fa > fc ? fa : fc) - fx;
+        if (spread <= 2 * SRS_POLISH_DIST * pik_sqrt(fx)) {
+            return;
+        }
+    }
+    if (B->psi != x) {
+        return; /* one side was better: the searches' bracket was wrong; that point stands */
+    }
+    brent_on(S, b, x - h, x + h, x, fx, x - h, fa, x + h, fc, 48, tol);
+}
+
+/* Minimises branch b's cost on [lo, hi] (smooth in psi between breakpoints) from its middle, in at
+ * most 41 evaluations (the 56 golden steps before took 58): the worst case of the branch and bound
+ * is this times its cells. */
+static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi)
+{
+    pik_real x = PIK_R(0.5) * (lo + hi);
+    if (hi - lo <= SRS_PSI_EPS) {
+        return;
+    }
+    brent_on(S, b, lo, hi, x, visit_branch(S, b, x), x, PIK_HUGE, x, PIK_HUGE, 40, SRS_SEARCH_TOL);
+}
+
+/* Local search of branch b from psi0: bracket the minimum by walking downhill with growing steps,
+ * then Brent's minimiser in the bracket. */
+static void local_search(srs_search *S, int b, pik_real psi0)
+{
+    pik_real a, x, c, fa, fx, fc, step = PIK_R(0.02);
+    int it;
+    fx = visit_branch(S, b, psi0);
+    if (fx == PIK_HUGE) {
+        return;
+    }
+    x = psi0;
+    a = x - step;
+    c = x + step;
+    fa = visit_branch(S, b, a);
+    fc = visit_branch(S, b, c);
+    for (it = 0; it < 12 && !(fx <= fa && fx <= fc); ++it) {
+        step *= 2;
+        if (fa < fc) {
+            c = x; fc = fx;
+            x = a; fx = fa;
+            a = x - step;
+            fa = visit_branch(S, b, a);
+        } else {
+            a = x; fa = fx;
+            x = c; fx = fc;
+            c = x + step;
+            fc = visit_branch(S, b, c);
+        }
+    }
+    if (!(fx <= fa && fx <= fc)) {
+        return;
+    }
+    brent_on(S, b, a, c, x, fx, a, fa, c, fc, 40, SRS_SEARCH_TOL);
+}
+
+/* Angular distance |wrap(a - b)|. */
+static pik_real ang_dist(pik_real a, pik_real b) { return pik_fabs(pik_wrap_pi(a - b)); }
+
+/* Angular distance from t to the arc that starts at ta and sweeps `sweep` (signed, |sweep| < 2pi). */
+static pik_real arc_dist(pik_real t, pik_real ta, pik_real sweep)
+{
+    pik_real from_a = pik_wrap_pi(t - ta), tb = ta + sweep;
+    if (sweep >= 0) {
+        if (from_a < 0) {
+            from_a += PIK_TWO_PI;
+        }
+        if (from_a <= sweep) {
+            return 0;
+        }
+    } else {
+        if (from_a > 0) {
+            from_a -= PIK_TWO_PI;
+        }
+        if (from_a >= sweep) {
+            return 0;
+        }
+    }
+    {
+        pik_real da = ang_dist(t, ta), db = ang_dist(t, tb);
+        return da < db ? da : db;
+    }
+}
+
+/* Largest limit margin of joint j over the arc of t (ta, sweep): the middle of the range if the arc
+ * passes it, else the better end (the margin is unimodal along the circle). Ranges wider than 2pi
+ * are not bounded. */
+static pik_real arc_margin_ub(const pik_srs_model *m, int j, pik_real ta, pik_real sweep)
+{
+    pik_real lo = m->lower_rad[j], hi = m->upper_rad[j], mid_t, qa, qb, ma, mb;
+    if (lo < -PIK_PI || hi > PIK_PI) {
+        return PIK_R(0.5) * (hi - lo);
+    }
+    mid_t = srs_theta_of_q(m, j, PIK_R(0.5) * (lo + hi));
+    if (arc_dist(mid_t, ta, sweep) == 0) {
+        return PIK_R(0.5) * (hi - lo);
+    }
+    qa = srs_q_of_theta(m, j, pik_wrap_pi(ta));
+    qb = srs_q_of_theta(m, j, pik_wrap_pi(ta + sweep));
+    ma = qa - lo < hi - qa ? qa - lo : hi - qa;
+    mb = qb - lo < hi - qb ? qb - lo : hi - qb;
+    return ma > mb ? ma : mb;
+}
+
+/* Where the shoulder or the wrist is singular at every arm angle (the elbow stretched along the
+ * base axis), only t1 + t3 (t5 + t7) follows psi and the cells carry no bound: each branch is sampled
+ * around the circle and refined between the neighbours of every sampled local minimum. */
+static void scan_branches(srs_search *S, int g)
+{
+    enum { NS = 72 };
+    pik_real f[NS];
+    int k, i;
+    for (k = 0; k < 4; ++k) {
+        int b = SRS_BRANCH(g, k);
+        if (!(S->allowed & (1u << b))) {
+            continue;
+        }
+        for (i = 0; i < NS; ++i) {
+            f[i] = visit_branch(S, b, -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)i);
+        }
+        for (i = 0; i < NS; ++i) {
+            pik_real fl = f[(i + NS - 1) % NS], fr = f[(i + 1) % NS], x = -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)i;
+            if (f[i] < PIK_HUGE && f[i] <= fl && f[i] <= fr) {
+                minimise_on(S, b, x - PIK_TWO_PI / NS, x + PIK_TWO_PI / NS);
+            }
+        }
+    }
+}
+
+/*
+ * NEAREST inside the exclusion around a singular arm angle psi_s of arm g that is only nearly singular
+ * (|sin t2| or |sin t6| reaches a small delta > 0, not 0): there t1 and t3 (t5 and t7) turn by up to
+ * pi within ~delta of psi, so the cells carry no bound and a search in psi cannot resolve them, yet the
+ * nearest solution may lie there (q_current next to the singular configuration). To first order in
+ * psi - psi_s the vector (sin t2 sin t1, sin t2 cos t1) of the linear form moves on a straight line,
+ * v0 + v1 (psi - psi_s); with h its closest approach and scale = (closest distance) / |v1|, the angle t1
+ * is, to that order, a constant plus u in psi = psi_s + h + scale tan u: uniform in u is uniform in the
+ * fast joints. The exclusion is sampled in u, every branch's local minima are refined in u (Brent).
+ */
+#define SRS_POLAR_SAMPLES 24
+#define SRS_POLAR_TOL PIK_TOL(1e-12, 1e-6)
+SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
+{
+    const srs_lin_arm *L = search_lin(S, g);
+    const lin3 n = L->n[wrist ? 3 : 0], d = L->d[wrist ? 3 : 0];
+    const pik_real E = PIK_PSI_SINGULAR_EXCLUSION_RAD;
+    enum { HALF = SRS_POLAR_SAMPLES / 2 };
+    pik_real sp, cp, v0x, v0y, v1x, v1y, n1, h, px, py, delta2, r_seed, lo, hi, u_in, u[SRS_POLAR_SAMPLES / 2];
+    pik_real f[SRS_POLAR_SAMPLES / 2][4];
+    int i, k, side;
+    pik_sincos_r(psi_s, &sp, &cp);
+    v0x = lin_eval(n, sp, cp);
+    v0y = lin_eval(d, sp, cp);
+    v1x = n.a * cp - n.b * sp;
+    v1y = d.a * cp - d.b * sp;
+    n1 = v1x * v1x + v1y * v1y;
+    if (!(n1 > SRS_ROOT_NORM_MIN)) {
+        return;
+    }
+    h = -(v0x * v1x + v0y * v1y) / n1;
+    px = v0x + h * v1x;
+    py = v0y + h * v1y;
+    delta2 = px * px + py * py;
+    S->map_centre = psi_s + h;
+    S->map_scale = pik_sqrt(delta2 / n1);
+    /* Within r_seed of the centre |sin t2| <= SRS_SING_ABS: the IK keeps the seed's t1 there (one
+     * configuration, the one at psi_s). Just inside and just outside that radius on both sides: the
+     * seed's split with the other pair's state there, and the pair's own directions. */
+    r_seed = delta2 < SRS_SING_ABS * SRS_SING_ABS ? pik_sqrt((SRS_SING_ABS * SRS_SING_ABS - delta2) / n1) : 0;
+    if (r_seed > 0) {
+        visit(S, g, S->map_centre - PIK_R(1.001) * r_seed, -1, 0, 0);
+        visit(S, g, S->map_centre - PIK_R(0.999) * r_seed, -1, 0, 0);
+        visit(S, g, S->map_centre + PIK_R(0.999) * r_seed, -1, 0, 0);
+        visit(S, g, S->map_centre + PIK_R(1.001) * r_seed, -1, 0, 0);
+    }
+    if (!(S->map_scale > 0)) {
+        return; /* exactly singular: the pair's direction is constant on either side */
+    }
+    /* The exclusion [psi_s - E, psi_s + E] in u, without the seed's zone (-u_in, u_in); each side is
+     * sampled and its local minima refined on its own. */
+    lo = pik_atan2_r(psi_s - E - S->map_centre, S->map_scale);
+    hi = pik_atan2_r(psi_s + E - S->map_centre, S->map_scale);
+    u_in = pik_atan2_r(PIK_R(1.001) * r_seed, S->map_scale);
+    for (side = 0; side < 2; ++side) {
+        pik_real a0 = side ? (u_in > lo ? u_in : lo) : lo, a1 = side ? hi : (-u_in < hi ? -u_in : hi), du;
+        if (!(a1 > a0)) {
+            continue;
+        }
+        du = (a1 - a0) / HALF;
+        for (i = 0; i < HALF; ++i) {
+            pik_real su, cu;
+            u[i] = a0 + ((pik_real)i + PIK_R(0.5)) * du;
+            pik_sincos_r(u[i], &su, &cu);
+            visit(S, g, S->map_centre + S->map_scale * (su / cu), -1, 0, f[i]);
+        }
+        S->mapped = 1;
+        for (k = 0; k < 4; ++k) {
+            int b = SRS_BRANCH(g, k);
+            if (!(S->allowed & (1u << b))) {
+                continue;
+            }
+            for (i = 0; i < HALF; ++i) {
+                pik_real fl = i > 0 ? f[i - 1][k] : PIK_HUGE, fr = i + 1 < HALF ? f[i + 1][k] : PIK_HUGE;
+                if (f[i][k] < PIK_HUGE && f[i][k] <= fl && f[i][k] <= fr) {
+                    pik_real a = i > 0 ? u[i - 1] : a0, c = i + 1 < HALF ? u[i + 1] : a1;
+                    brent_on(S, b, a, c, u[i], f[i][k], a, fl, c, fr, 64, SRS_POLAR_TOL);
+                }
+            }
+        }
+        S->mapped = 0;
+    }
+}
+
+/* Deepest subdivision of a cell (into 1/8) where its bound stays below the best after the search. */
+#define SRS_CELL_SPLIT_DEPTH 3
+/* ... and only where the bound's gap to the best is at least this fraction of the best. */
+#define SRS_CELL_SPLIT_GAP PIK_R(0.1)
+
+/* One cell [a0, a1] of branch b, every joint monotone in it (rate: the representative joints' rates at
+ * its middle, whose signs hold throughout), rep_a / rep_b the representative angles at its ends: the
+ * lower bound of the cost in the cell -- each joint's angular distance from q_current to the arc it
+ * sweeps (or, without q_current, minus the best margin the arcs allow) -- and, where it is below the
+ * best so far, a search of the cell from its middle. Returns 1 when the bound still leaves a gap to
+ * the best after the search: the cost is a sum of terms each unimodal in the cell but may itself have
+ * two minima where q_current is far, and the search finds one (split_cells halves such cells). */
+static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik_real rep_a[7],
+                       const pik_real rep_b[7], const pik_real rate[6], const pik_real *th_c, pik_real *lb_out)
+{
+    const pik_srs_model *m = S->m;
+    const pik_select_options *o = S->sc.o;
+    const srs_lin_arm *L = &S->lin;
+    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE;
+    int jj;
+    branch_thetas(b, rep_a, ta);
+    branch_thetas(b, rep_b, tb);
+    for (jj = 0; jj < 7; ++jj) {
+        pik_real sweep, w = o->weights ? o->weights[jj] : 1, mid_t, qm;
+        int kk = jj < 3 ? jj : jj - 1;
+        if (jj == 3) {
+            sweep = 0;
+        } else if (L->half_singular[kk / 3]) {
+            continue; /* t1 + t3 (t5 + t7) only: no bound from these joints */
+        } else {
+            /* monotone: the sweep's sign is the rate's; t2 and t6 run backwards on the flipped branch */
+            int flipped = (kk == 1 && (b & 1)) || (kk == 4 && (b & 4));
+            pik_real dir = (rate[kk] >= 0) != flipped ? 1 : -1;
+            sweep = pik_wrap_pi(tb[jj] - ta[jj]);
+            /* The short way unless the rate says otherwise; a rate or a reverse sweep at rounding level
+             * (a joint constant in psi, e.g. t1 and t2 with the elbow stretched) is noise, not a turn. */
+            if (sweep * dir < 0 && pik_fabs(rate[kk]) > SRS_RATE_NOISE && pik_fabs(sweep) > SRS_RATE_NOISE) {
+                sweep += dir * PIK_TWO_PI;
+            }
+        }
+        /* feasibility: no limit is crossed inside the cell, so the arc's middle decides */
+        mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
+        qm = srs_q_of_theta(m, jj, mid_t);
+        if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
+              pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
+              pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
+            return 0;
+        }
+        if (S->sc.q_current) {
+            pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
+            lb += w * d * d;
+        } else {
+            pik_real ub = arc_margin_ub(m, jj, ta[jj], sweep);
+            margin_ub = ub < margin_ub ? ub : margin_ub;
+        }
+    }
+    if (!S->sc.q_current) {
+        lb = -margin_ub;
+    }
+    *lb_out = lb;
+    if (S->best->found && lb >= S->best->cost - SRS_COST_TOL) {
+        return 0;
+    }
+    /* the ends are scored already (every breakpoint and split point is visited on every branch) */
+    minimise_on(S, b, a0, a1);
+    return S->sc.q_current && S->best->found && S->best->cost - lb >= SRS_CELL_SPLIT_GAP * S->best->cost &&
+           a1 - a0 >= 64 * SRS_SEARCH_TOL;
+}
+
+/* Keeps whole cell [a0, a1] of branch b (bound lb) for split_cells: the SRS_SPLIT_CELLS lowest bounds. */
+static void keep_split(srs_search *S, int b, pik_real a0, pik_real a1, pik_real lb)
+{
+    int slot = S->n_split, k;
+    if (S->n_split < SRS_SPLIT_CELLS) {
+        S->n_split++;
+    } else {
+        slot = 0;
+        for (k = 1; k < SRS_SPLIT_CELLS; ++k) {
+            slot = S->split[k].lb > S->split[slot].lb ? k : slot;
+        }
+        if (S->split[slot].lb <= lb) {
+            return;
+        }
+    }
+    S->split[slot].a0 = a0;
+    S->split[slot].a1 = a1;
+    S->split[slot].lb = lb;
+    S->split[slot].b = b;
+}
+
+/* After every cell is searched (the best is final and prunes most of them), the kept cells whose bound
+ * still leaves the gap are halved, depth first without recursion (a stack of SRS_CELL_SPLIT_DEPTH + 1
+ * pieces), each half bounded and searched again and halved again while its gap remains, down to
+ * SRS_CELL_SPLIT_DEPTH levels; the cell that holds the best is halved once (its minimum is found). */
+SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
+{
+    struct {
+        pik_real a0, a1;
+        int depth;
+    } stack[SRS_CELL_SPLIT_DEPTH + 1];
+    int i, k, top;
+    for (i = 0; i < S->n_split; ++i) {
+        int b = S->split[i].b, g = (b >> 1) & 1, max_depth;
+        pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, sm, cm, rate[6];
+        const srs_lin_arm *L;
+        if (S->best->cost - S->split[i].lb < SRS_CELL_SPLIT_GAP * S->best->cost) {
+            continue;
+        }
+        max_depth = b == S->best->branch && a0 <= S->best->psi && S->best->psi <= a1 ? 1 : SRS_CELL_SPLIT_DEPTH;
+        L = search_lin(S, g);
+        pik_sincos_r(PIK_R(0.5) * (a0 + a1), &sm, &cm);
+        for (k = 0; k < 6; ++k) {
+            rate[k] = lin_eval(joint_rate(L, k), sm, cm);
+        }
+        stack[0].a0 = a0;
+        stack[0].a1 = a1;
+        stack[0].depth = 0;
+        top = 1;
+        while (top > 0) {
+            pik_real c0 = stack[top - 1].a0, c1 = stack[top - 1].a1, mid = PIK_R(0.5) * (c0 + c1), sing, lb;
+            pik_real rep_a[7], rep_m[7], rep_b[7];
+            int depth = stack[--top].depth + 1;
+            search_thetas(S, g, c0, rep_a, &sing);
+            search_thetas(S, g, mid, rep_m, &sing);
+            search_thetas(S, g, c1, rep_b, &sing);
+            visit_branch(S, b, mid);
+            /* a half that keeps its gap is pushed; depth first: at most one pending half per level */
+            if (search_cell(S, b, c0, mid, rep_a, rep_m, rate, th_c, &lb) && depth < max_depth) {
+                stack[top].a0 = c0;
+                stack[top].a1 = mid;
+                stack[top++].depth = depth;
+            }
+            if (search_cell(S, b, mid, c1, rep_m, rep_b, rate, th_c, &lb) && depth < max_depth) {
+                stack[top].a0 = mid;
+                stack[top].a1 = c1;
+                stack[top++].depth = depth;
+            }
+        }
+    }
+    S->n_split = 0;
+}
+
+/* Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
+ * is monotone in a cell): search_cell for each allowed branch. */
+static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
+{
+    const srs_lin_arm *L = search_lin(S, g);
+    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7];
+    int nb, i, k, j;
+    if (L->half_singular[0] || L->half_singular[1]) {
+        scan_branches(S, g);
+        return;
+    }
+    nb = pik_srs_arm_breaks(S->m, L, 1, br, 0);
+    for (j = 0; j < L->n_sing; ++j) {
+        /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
+        visit(S, g, L->sing_psi[j], -1, 0, 0);
+    }
+    /* Every breakpoint is scored on every branch: an in-limit set may be a single arm angle (several
+     * joints at a limit at once, in a cell too short to search), and an optimum on a limit is one */
+    visit(S, g, br[0], -1, rep_a, 0);
+    for (i = 0; i + 1 < nb; ++i) {
+        pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1), sm, cm, rate[6];
+        visit(S, g, a1, -1, rep_b, 0);
+        if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(L, mid)) {
+            memcpy(rep_a, rep_b, sizeof rep_a);
+            continue;
+        }
+        pik_sincos_r(mid, &sm, &cm);
+        for (k = 0; k < 6; ++k) {
+            rate[k] = lin_eval(joint_rate(L, k), sm, cm);
+        }
+        for (k = 0; k < 4; ++k) {
+            int b = SRS_BRANCH(g, k);
+            pik_real lb;
+            if ((S->allowed & (1u << b)) && search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, &lb)) {
+                keep_split(S, b, a0, a1, lb);
+            }
+        }
+        memcpy(rep_a, rep_b, sizeof rep_a);
+    }
+    if (S->sc.q_current) {
+        for (j = 0; j < L->n_sing; ++j) {
+            polar_window(S, g, j >= L->n_sing_shoulder, L->sing_psi[j]);
+        }
+    }
+}
+
+/* The WIDEST policy's state: the feasible runs of each allowed branch (merged as set_add would),
+ * kept without interval sets (stack); the widest so far and its centre. */
+typedef struct srs_widest_ctx {
+    unsigned allowed;
+    int g;
+    int in_run[8], have_first[8];
+    pik_real run_lo[8], run_hi[8], first_hi[8];
+    pik_real width, centre;
+    int branch;
+} srs_widest_ctx;
+
+/* Ends branch b's current run; a run ending at pi continues the one that started at -pi. */
+static void end_run(srs_widest_ctx *W, int b)
+{
+    pik_real lo = W->run_lo[b], hi = W->run_hi[b];
+    if (!W->in_run[b]) {
+        return;
+    }
+    W->in_run[b] = 0;
+    if (lo <= -PIK_PI + SRS_PSI_EPS && !W->have_first[b]) {
+        W->have_first[b] = 1;
+        W->first_hi[b] = hi;
+    }
+    if (hi >= PIK_PI - SRS_PSI_EPS && W->have_first[b] && lo > -PIK_PI + SRS_PSI_EPS) {
+        hi = W->first_hi[b] + PIK_TWO_PI; /* joined across +-pi */
+    }
+    if (hi - lo > W->width + SRS_PSI_EPS) { /* strict: the lower branch value wins ties */
+        W->width = hi - lo;
+        W->centre = pik_wrap_pi(PIK_R(0.5) * (lo + hi));
+        W->branch = b;
+    }
+}
+
+/* Adds one cell of arm W->g: extends, starts or ends each branch's run. */
+static void widest_cell(srs_widest_ctx *W, pik_real lo, pik_real hi, unsigned mask)
+{
+    int k;
+    for (k = 0; k < 4; ++k) {
+        int b = SRS_BRANCH(W->g, k);
+        if (!(mask & (1u << k)) || !(W->allowed & (1u << b))) {
+            end_run(W, b);
+        } else if (W->in_run[b] && lo <= W->run_hi[b] + SRS_INTERVAL_MERGE) {
+            W->run_hi[b] = hi;
+        } else {
+            end_run(W, b);
+            W->in_run[b] = 1;
+            W->run_lo[b] = lo;
+            W->run_hi[b] = hi;
+        }
+    }
+}
+
+/* The WIDEST policy: the centre of the widest feasible interval of the allowed branches, visited. */
+SRS_NOINLINE static void widest(srs_search *S)
+{
+    srs_limit_arcs A;
+    srs_widest_ctx W;
+    srs_cells C;
+    pik_real lo, hi;
+    unsigned mask;
+    int b;
+    memset(&W, 0, sizeof W);
+    W.allowed = S->allowed;
+    W.width = -1;
+    W.branch = -1;
+    pik_srs_limit_arcs(S->m, &A);
+    for (W.g = 0; W.g < S->P->n_gc4; ++W.g) {
+        for (pik_srs_cells_begin(&C, S->m, S->P, &A, W.g); pik_srs_cells_next(&C, &lo, &hi, &mask);) {
+            widest_cell(&W, lo, hi, mask);
+        }
+        for (b = 0; b < 8; ++b) {
+            end_run(&W, b);
+        }
+    }
+    if (W.branch >= 0) {
+        visit_branch(S, W.branch, W.centre);
+    }
+}
+
+int pik_srs_select(const pik_srs_model *m, const pik_real T[16], const pik_real *q_current_rad, pik_psi_policy policy,
+                   pik_real *psi_rad_inout, const pik_select_options *opts, pik_selection *sel)
+{
+    return pik_srs_select_in(m, T, q_current_rad, policy, 0xFFu, psi_rad_inout, opts, sel);
+}
+
+/* Simple lower bound of branch b's cost for any psi, from q_current's angles th_c: t4 is fixed on a
+ * branch, and t2 (t6) of the other sign is at least min(|t|, pi - |t|) away. */
+static pik_real branch_bound(const srs_search *S, int b, const pik_real th_c[7])
+{
+    const pik_select_options *o = S->sc.o;
+    pik_real lb, d, t4 = pik_atan2_unit_r((b & 2 ? -1 : 1) * S->P->s4, S->P->c4);
+    d = ang_dist(t4, th_c[3]);
+    lb = (o->weights ? o->weights[3] : 1) * d * d;
+    if ((b & 1) != (th_c[1] < 0)) {
+        d = srs_from_singular(th_c[1]);
+        lb += (o->weights ? o->weights[1] : 1) * d * d;
+    }
+    if (((b >> 2) & 1) != (th_c[5] < 0)) {
+        d = srs_from_singular(th_c[5]);
+        lb += (o->weights ? o->weights[5] : 1) * d * d;
+    }
+    return lb;
+}
+
+int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_real *q_current_rad,
+                      pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
+                      const pik_select_options *opts, pik_selection *sel)
+{
+    static const pik_select_options zero_opts; /* const: not mutable state */
+    const pik_select_options *o = opts ? opts : &zero_opts;
+    srs_pose P;
+    srs_search S;
+    srs_best best, unpolished;
+    pik_solution sol;
+    pik_real th_c[7], q_sel[7];
+    pik_score_out r;
+    int st, b, g, verdict;
+    if (sel == 0 || m == 0 || T == 0 || psi_rad_inout == 0) {
+        return PIK_ERR_NULL;
+    }
+    pik_selection_clear(sel);
+    if ((q_current_rad && !pik_finite_n(q_current_rad, 7)) || !pik_select_options_valid(o)) {
+        return PIK_ERR_BAD_ARGUMENT;
+    }
+    if (policy == PIK_PSI_GIVEN && !(pik_fabs(*psi_rad_inout) <= PIK_R(1e6))) {
+        return PIK_ERR_BAD_ARGUMENT;
+    }
+    st = pik_srs_prepare_pose(m, T, &P);
+    if (st != PIK_OK) {
+        return st;
+    }
+    if (policy == PIK_PSI_NEAREST && q_current_rad == 0) {
+        policy = PIK_PSI_WIDEST;
+    }
+    S.m = m;
+    S.P = &P;
+    pik_scorer_init(&S.sc, 7, m->lower_rad, m->upper_rad,
+                    policy == PIK_PSI_NEAREST || policy == PIK_PSI_GIVEN ? q_current_rad : 0,
+                    q_current_rad ? pik_srs_singularity_of(m, q_current_rad) : PIK_R(-1.0), o);
+    pik_srs_seed_thetas(m, q_current_rad, th_c);
+    S.seed_theta = q_current_rad ? th_c : 0;
+    S.allowed = allowed & 0xFFu;
+    if (P.n_gc4 == 1) {
+        S.allowed &= 0x33u; /* elbow stretched: one elbow branch */
+    }
+    S.blocked = 0;
+    best.found = 0;
+    best.cost = PIK_HUGE;
+    best.psi = 0;
+    best.branch = 0;
+    unpolished = best;
+    S.best = &best;
+    /* one arm angle per arm: arm_thetas directly; every other policy evaluates arms many times */
+    S.lin_g = policy == PIK_PSI_GIVEN ? -2 : -1;
+    S.mapped = 0;
+    S.n_split = 0;
+
+    if (policy == PIK_PSI_GIVEN) {
+        pik_real psi = pik_wrap_pi(*psi_rad_inout);
+        for (g = 0; g < P.n_gc4; ++g) {
+            visit(&S, g, psi, -1, 0, 0);
+        }
+    } else if (policy == PIK_PSI_WIDEST) {
+        widest(&S);
+        if (!best.found) { /* nothing wide enough to be numerically safe: the largest margin instead */
+            for (g = 0; g < P.n_gc4; ++g) {
+                branch_and_bound(&S, g, th_c);
+            }
+        }
+    } else if (policy == PIK_PSI_MAX_MARGIN) {
+        for (g = 0; g < P.n_gc4; ++g) {
+            branch_and_bound(&S, g, th_c);
+        }
+    } else {
+        /* Nearest to q_current. Fast path: around q_current's arm angle, on its branch and on the
+         * branches it can reach continuously (a joint of t2, t4, t6 near 0 may change sign); kept when
+         * no other branch can beat it by the simple bound and a coarse probe of its own branch finds
+         * nothing better. Otherwise branch and bound over every cell of every arm. */
+        pik_real psi_c, lb_other = PIK_HUGE, lb[8];
+        int b_c = (th_c[1] < 0) | ((th_c[3] < 0) << 1) | ((th_c[5] < 0) << 2), near_mask = 0, k;
+        const pik_real near = PIK_R(0.05);
+        srs_best probe;
+        int accept;
+        pik_srs_arm_angle(m, q_current_rad, &psi_c);
+        for (k = 0; k < 7; ++k) {
+            pik_sincos_r(th_c[k], &S.sc_c[k], &S.cc_c[k]);
+        }
+        if (P.n_gc4 == 1) {
+            b_c &= ~2;
+        }
+        for (b = 0; b < 8; ++b) {
+            int differs = b ^ b_c;
+            int reachable = !(differs & 1 && srs_from_singular(th_c[1]) > near) &&
+                            !(differs & 2 && pik_fabs(th_c[3]) > near) &&
+                            !(differs & 4 && srs_from_singular(th_c[5]) > near);
+            lb[b] = branch_bound(&S, b, th_c);
+            if ((S.allowed & (1u << b)) && reachable) {
+                near_mask |= 1 << b;
+                local_search(&S, b, psi_c);
+            }
+        }
+        for (b = 0; b < 8; ++b) {
+            if ((S.allowed & (1u << b)) && !(near_mask & (1 << b)) && lb[b] < lb_other) {
+                lb_other = lb[b];
+            }
+        }
+        /* Next to a singularity (near_mask has more than q_current's branch) the cost varies on the
+         * scale of q_current's distance from it, finer than the local search's steps: only an exact
+         * hold (cost ~0, and every cost is >= 0) is accepted without the branch and bound. */
+        accept = best.found && best.cost <= SRS_COST_TOL;
+        if (!accept) {
+            /* The probe decides where only q_current's branch is near and nothing else can beat the
+             * local minimum; elsewhere it seeds the branch and bound with an incumbent (without one,
+             * nothing is pruned until the sweep meets the optimum). A point whose bound (no atan2)
+             * already exceeds the local minimum cannot be better and is not visited. */
+            int decides = best.found && near_mask == (1 << b_c) && best.cost <= lb_other;
+            if (decides) {
+                /* A local minimum on a limit edge (the branch leaves its limits next to it) does not
+                 * decide: the branch may re-enter its limits elsewhere, nearer q_current, which only
+                 * the branch and bound's cells see. */
+                const pik_real edge = PIK_TOL(1e-7, 1e-4);
+                decides = visit_branch(&S, best.branch, best.psi - edge) < PIK_HUGE &&
+                          visit_branch(&S, best.branch, best.psi + edge) < PIK_HUGE;
+            }
+            probe.found = 0;
+            probe.cost = PIK_HUGE;
+            S.best = &probe;
+            for (b = 0; b < 8; ++b) {
+                for (k = 0; k < 8 && (near_mask & (1 << b)); ++k) {
+                    pik_real psi = -PIK_PI + ((pik_real)k + PIK_R(0.5)) * (PIK_TWO_PI / PIK_R(8.0));
+                    if (!best.found || probe_bound(&S, b, psi) <= best.cost + SRS_COST_TOL) {
+                        visit_branch(&S, b, psi);
+                    }
+                }
+            }
+            S.best = &best;
+            accept = decides && (!probe.found || best.cost <= probe.cost);
+            if (probe.found && (!best.found || probe.cost < best.cost)) {
+                best = probe;
+            }
+        }
+        if (!accept) {
+            for (g = 0; g < P.n_gc4; ++g) {
+                int needed = 0;
+                for (b = 0; b < 8; ++b) {
+                    needed |= ((b >> 1) & 1) == g && (S.allowed & (1u << b)) && (!best.found || lb[b] < best.cost - SRS_COST_TOL);
+                }
+                if (needed) {
+                    branch_and_bound(&S, g, th_c);
+                }
+            }
+            split_cells(&S, th_c);
+        }
+        if (best.found && best.cost > SRS_COST_TOL) {
+            unpolished = best;
+            polish_best(&S);
+        }
+    }
+    if (!best.found) {
+        return S.blocked ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
+    }
+    /* Solve the chosen arm angle exactly, with the self-check, and score it with the kernel. The
+     * polish may end a hair outside a limit's tolerance where the search's linear form and the exact
+     * solution differ by rounding: then the unpolished winner stands. */
+    verdict = pik_srs_solve_branch(m, &P, best.psi, S.seed_theta, best.branch, &sol)
+                  ? pik_score(&S.sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
+                  : PIK_SCORE_OUTSIDE;
+    if (verdict != PIK_SCORE_OK && unpolished.found) {
+        best = unpolished;
+        verdict = pik_srs_solve_branch(m, &P, best.psi, S.seed_theta, best.branch, &sol)
+                      ? pik_score(&S.sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
+                      : PIK_SCORE_OUTSIDE;
+    }
+    if (verdict != PIK_SCORE_OK) {
+        return verdict == PIK_SCORE_BLOCKED ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
+    }
+    if (!S.sc.q_current && q_current_rad) { /* policies without distance still report the step */
+        pik_score_steps(7, q_sel, q_current_rad, o->weights, &r);
+        r.switched = o->branch_current >= 0 && best.branch != o->branch_current && r.step_rad > S.sc.continuous;
+        S.sc.q_current = q_current_rad; /* for pik_selection_fill's distance and step bound */
+    }
+    pik_selection_fill(&S.sc, q_sel, &r, best.branch, sol.flags, sol.singularity, sel);
+    *psi_rad_inout = pik_wrap_pi(best.psi); /* the searches may step past +-pi */
+    return PIK_OK;
+}
+
