@@ -49,6 +49,16 @@ cdef extern from "piperik/piperik.h" nogil:
     # solution flags (pik_types.h, pik_srs.h)
     enum:
         PIK_BRANCH_MASK
+        PIK_FLAG_SHOULDER_BACK
+        PIK_FLAG_ELBOW_B
+        PIK_FLAG_WRIST_FLIP
+        PIK_FLAG_SRS_GC2_NEG
+        PIK_FLAG_SRS_GC4_NEG
+        PIK_FLAG_SRS_GC6_NEG
+        PIK_FLAG_SING_SHOULDER
+        PIK_FLAG_SING_ELBOW
+        PIK_FLAG_SING_WRIST
+        PIK_FLAG_SING_REFERENCE
         PIK_SING_MASK
         PIK_FLAG_IN_LIMITS
         PIK_IK_ONLY_IN_LIMITS

@@ -86,9 +86,9 @@ def _branch_name(flags: int) -> str:
 def _gc_name(flags: int) -> str:
     """S-R-S branch as the global configuration: signs of the canonical t2, t4, t6."""
     return "gc2={} gc4={} gc6={}".format(
-        "-1" if flags & _FLAGS["SHOULDER_BACK"] else "+1",
-        "-1" if flags & _FLAGS["ELBOW_B"] else "+1",
-        "-1" if flags & _FLAGS["WRIST_FLIP"] else "+1",
+        "-1" if flags & _FLAGS["SRS_GC2_NEG"] else "+1",
+        "-1" if flags & _FLAGS["SRS_GC4_NEG"] else "+1",
+        "-1" if flags & _FLAGS["SRS_GC6_NEG"] else "+1",
     )
 
 

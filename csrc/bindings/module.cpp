@@ -1425,6 +1425,9 @@ PYBIND11_MODULE(_core, m)
     m.attr("PSI_POLICIES") = policies;
     m.attr("PSI_SINGULAR_EXCLUSION_RAD") = PIK_PSI_SINGULAR_EXCLUSION_RAD;
     flags["SING_REFERENCE"] = PIK_FLAG_SING_REFERENCE;
+    flags["SRS_GC2_NEG"] = PIK_FLAG_SRS_GC2_NEG;  // the same bits as SHOULDER_BACK, ELBOW_B, WRIST_FLIP
+    flags["SRS_GC4_NEG"] = PIK_FLAG_SRS_GC4_NEG;
+    flags["SRS_GC6_NEG"] = PIK_FLAG_SRS_GC6_NEG;
 
     py::class_<Arm7>(m, "Arm7")
         .def_static("iiwa14", &Arm7::iiwa14)

@@ -323,7 +323,7 @@ static void arm_sincos(const srs_pose *P, int g, pik_real spsi, pik_real cpsi, c
     r03_at(P, g, spsi, cpsi, W->R03);
     mul33_tn(W->R03, P->R, R30R);
     dh_tmul(3, (g ? -1 : 1) * P->s4, P->c4, R30R, W->R47); /* R47 = R34^T R03^T R */
-    A->flags = P->sing | (g ? PIK_FLAG_ELBOW_B : 0u);
+    A->flags = P->sing | (g ? PIK_FLAG_SRS_GC4_NEG : 0u);
     A->n_gc2 = 2;
     A->n_gc6 = 2;
     /* Elbow. */
@@ -438,15 +438,15 @@ static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_m
     }
     for (a = 0; a < 2; ++a) {
         for (b = 0; b < 2; ++b) {
-            uint32_t flags = A->flags | (a ? PIK_FLAG_SHOULDER_BACK : 0u) | (b ? PIK_FLAG_WRIST_FLIP : 0u);
-            uint32_t base = A->flags & PIK_FLAG_ELBOW_B;
+            uint32_t flags = A->flags | (a ? PIK_FLAG_SRS_GC2_NEG : 0u) | (b ? PIK_FLAG_SRS_GC6_NEG : 0u);
+            uint32_t base = A->flags & PIK_FLAG_SRS_GC4_NEG;
             if (!(branch_mask & (1u << (flags & PIK_BRANCH_MASK)))) {
                 continue;
             }
             /* At a singular shoulder (wrist) the flipped solution is the same configuration written
              * with t1 + pi, t3 + pi (t5 + pi, t7 + pi): emitted only when its unflipped twin is not. */
-            if ((a && A->n_gc2 == 1 && (branch_mask & (1u << (base | (b ? PIK_FLAG_WRIST_FLIP : 0u))))) ||
-                (b && A->n_gc6 == 1 && (branch_mask & (1u << (base | (a ? PIK_FLAG_SHOULDER_BACK : 0u)))))) {
+            if ((a && A->n_gc2 == 1 && (branch_mask & (1u << (base | (b ? PIK_FLAG_SRS_GC6_NEG : 0u))))) ||
+                (b && A->n_gc6 == 1 && (branch_mask & (1u << (base | (a ? PIK_FLAG_SRS_GC2_NEG : 0u)))))) {
                 continue;
             }
             srs_solution(m, A, flags, &out->sol[out->count++]);
@@ -507,7 +507,7 @@ int pik_srs_solve_branch(const pik_srs_model *m, const srs_pose *P, pik_real psi
         return 0;
     }
     pik_atan2_unit_many(A.s, A.c, A.theta, 7);
-    srs_solution(m, &A, A.flags | ((unsigned)b & (PIK_FLAG_SHOULDER_BACK | PIK_FLAG_WRIST_FLIP)), sol);
+    srs_solution(m, &A, A.flags | ((unsigned)b & (PIK_FLAG_SRS_GC2_NEG | PIK_FLAG_SRS_GC6_NEG)), sol);
     return 1;
 }
 
@@ -592,13 +592,13 @@ uint32_t pik_srs_branch(const pik_srs_model *m, const pik_real q_rad[7])
         return 0u;
     }
     if (pik_wrap_pi(srs_theta_of_q(m, 1, q_rad[1])) < 0) {
-        b |= PIK_FLAG_SHOULDER_BACK;
+        b |= PIK_FLAG_SRS_GC2_NEG;
     }
     if (pik_wrap_pi(srs_theta_of_q(m, 3, q_rad[3])) < 0) {
-        b |= PIK_FLAG_ELBOW_B;
+        b |= PIK_FLAG_SRS_GC4_NEG;
     }
     if (pik_wrap_pi(srs_theta_of_q(m, 5, q_rad[5])) < 0) {
-        b |= PIK_FLAG_WRIST_FLIP;
+        b |= PIK_FLAG_SRS_GC6_NEG;
     }
     return b;
 }

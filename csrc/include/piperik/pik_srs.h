@@ -48,13 +48,12 @@ const pik_srs_model *pik_iiwa14_model(void);
  * past the wrist centre along axis 7, as the arm reports its end pose). */
 const pik_srs_model *pik_nero_model(void);
 
-/* Extra solution flags of S-R-S arms (bits 0-2: GC2, GC4, GC6 negative; 3-5: shoulder (t2 = 0),
- * elbow (t4 = 0), wrist (t6 = 0) singular; 6: in limits). */
-#define PIK_FLAG_SING_REFERENCE (1u << 7) /* W on the base axis: the reference plane is conventional */
+/* Solution flags of S-R-S arms (pik_types.h): PIK_FLAG_SRS_GC2_NEG, _GC4_NEG, _GC6_NEG (the branch),
+ * PIK_FLAG_SING_SHOULDER (t2 = 0), _ELBOW (t4 = 0), _WRIST (t6 = 0), _REFERENCE, PIK_FLAG_IN_LIMITS. */
 
 int pik_srs_model_check(const pik_srs_model *model);
 
-/* The branch (GC) bits of a configuration: bit 0 t2 < 0, bit 1 t4 < 0, bit 2 t6 < 0.
+/* The branch bits of a configuration: PIK_FLAG_SRS_GC2_NEG (t2 < 0), _GC4_NEG (t4 < 0), _GC6_NEG (t6 < 0).
  * Singularity measure of a solution (pik_solution.singularity): min(|sin t2|, |sin t4|, |sin t6|). */
 uint32_t pik_srs_branch(const pik_srs_model *model, const pik_real q_rad[7]);
 /* The singularity measure of a configuration: min(|sin t2|, |sin t4|, |sin t6|). */

@@ -11,15 +11,24 @@
 extern "C" {
 #endif
 
-/* Solution flags. Bits 0-2 name the branch; the others describe the solution. */
-#define PIK_FLAG_SHOULDER_BACK   (1u << 0) /* 6R: q1 points away from the wrist centre (reach over) */
-#define PIK_FLAG_ELBOW_B         (1u << 1) /* 6R: second root of the elbow equation, see pik_arm6.h */
-#define PIK_FLAG_WRIST_FLIP      (1u << 2) /* 6R: sin(theta5) < 0 */
-#define PIK_BRANCH_MASK          (PIK_FLAG_SHOULDER_BACK | PIK_FLAG_ELBOW_B | PIK_FLAG_WRIST_FLIP)
-#define PIK_FLAG_SING_SHOULDER   (1u << 3) /* wrist centre on the base axis: q1 taken from the seed */
+/* Solution flags. Bits 0-2 name the branch (PIK_BRANCH_MASK), with one name per arm class for the
+ * same bits; the others describe the solution. */
+/* 6R (pik_arm6.h): */
+#define PIK_FLAG_SHOULDER_BACK   (1u << 0) /* q1 points away from the wrist centre (reach over) */
+#define PIK_FLAG_ELBOW_B         (1u << 1) /* second root of the elbow equation, see pik_arm6.h */
+#define PIK_FLAG_WRIST_FLIP      (1u << 2) /* sin(theta5) < 0 */
+/* S-R-S 7R (pik_srs.h): the global configuration signs of t2, t4, t6 */
+#define PIK_FLAG_SRS_GC2_NEG     (1u << 0) /* shoulder: t2 < 0 */
+#define PIK_FLAG_SRS_GC4_NEG     (1u << 1) /* elbow: t4 < 0 */
+#define PIK_FLAG_SRS_GC6_NEG     (1u << 2) /* wrist: t6 < 0 */
+#define PIK_BRANCH_MASK          (1u << 0 | 1u << 1 | 1u << 2)
+/* Every arm class: */
+#define PIK_FLAG_SING_SHOULDER   (1u << 3) /* 6R: wrist centre on the base axis, q1 from the seed; S-R-S: t2 = 0 */
 #define PIK_FLAG_SING_ELBOW      (1u << 4) /* elbow stretched or folded: the two elbow roots coincide */
-#define PIK_FLAG_SING_WRIST      (1u << 5) /* wrist axes 4 and 6 aligned: q4 taken from the seed */
+#define PIK_FLAG_SING_WRIST      (1u << 5) /* 6R: axes 4 and 6 aligned, q4 from the seed; S-R-S: t6 = 0 */
 #define PIK_FLAG_IN_LIMITS       (1u << 6) /* every joint within [lower, upper] */
+#define PIK_FLAG_SING_REFERENCE  (1u << 7) /* S-R-S: wrist centre on the base axis, the reference plane is
+                                              conventional */
 #define PIK_SING_MASK            (PIK_FLAG_SING_SHOULDER | PIK_FLAG_SING_ELBOW | PIK_FLAG_SING_WRIST)
 
 /* One exact IK solution. */
