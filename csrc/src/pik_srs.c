@@ -316,10 +316,38 @@ typedef struct srs_arm_rot {
     pik_real R03[9], R47[9], R02[9], R46[9];
 } srs_arm_rot;
 
+/* One half of the arm (the shoulder, j0 = 0, from R = R03 and column col = 1; the wrist, j0 = 4, from
+ * R = R47 and col = 2): (sin, cos) of joints j0, j0 + 1, j0 + 2, the middle one with sin >= 0 (the
+ * representative). The column (c_j0 s, s_j0 s, c) gives the first two, the residual rotation
+ * Rh^T R (Rh: the first two joints' rotation, kept for the self-check) the third. Where the middle
+ * joint's sine is below SRS_SING_ABS the first joint keeps the seed's angle and the third takes the
+ * rest: returns 1 there. */
+static inline int half_sincos(const pik_real R[9], int col, int j0, const pik_real *seed_theta, srs_arm *A, pik_real Rh[9])
+{
+    pik_real n = pik_sqrt(R[col] * R[col] + R[3 + col] * R[3 + col]), R1[9];
+    int singular = !(n > SRS_SING_ABS);
+    A->s[j0 + 1] = n;
+    A->c[j0 + 1] = R[6 + col];
+    if (!singular) {
+        A->s[j0] = R[3 + col] / n;
+        A->c[j0] = R[col] / n;
+    } else {
+        pik_sincos_r(seed_theta ? seed_theta[j0] : PIK_R(0.0), &A->s[j0], &A->c[j0]);
+        A->s[j0 + 1] = 0.0;
+        A->c[j0 + 1] = R[6 + col] < 0 ? -1 : 1;
+    }
+    rot_dh(j0, A->s[j0], A->c[j0], R1);
+    mul_dh(R1, j0 + 1, A->s[j0 + 1], A->c[j0 + 1], Rh);
+    /* (c, s) of the third joint = first column of Rh^T R */
+    A->c[j0 + 2] = Rh[0] * R[0] + Rh[3] * R[3] + Rh[6] * R[6];
+    A->s[j0 + 2] = Rh[1] * R[0] + Rh[4] * R[3] + Rh[7] * R[6];
+    return singular;
+}
+
 static void arm_sincos(const srs_pose *P, int g, pik_real spsi, pik_real cpsi, const pik_real *seed_theta, srs_arm *A,
                        srs_arm_rot *W)
 {
-    pik_real R30R[9], n2, n6, R1[9], R5[9];
+    pik_real R30R[9];
     r03_at(P, g, spsi, cpsi, W->R03);
     mul33_tn(W->R03, P->R, R30R);
     dh_tmul(3, (g ? -1 : 1) * P->s4, P->c4, R30R, W->R47); /* R47 = R34^T R03^T R */
@@ -329,43 +357,15 @@ static void arm_sincos(const srs_pose *P, int g, pik_real spsi, pik_real cpsi, c
     /* Elbow. */
     A->s[3] = (g ? -1 : 1) * P->s4;
     A->c[3] = P->c4;
-    /* Shoulder: R03 column 1 = (c1 s2, s1 s2, c2). */
-    n2 = pik_sqrt(W->R03[1] * W->R03[1] + W->R03[4] * W->R03[4]);
-    A->s[1] = n2;
-    A->c[1] = W->R03[7];
-    if (n2 > SRS_SING_ABS) {
-        A->s[0] = W->R03[4] / n2;
-        A->c[0] = W->R03[1] / n2;
-    } else { /* axes 1 and 3 aligned: keep the seed's t1 */
-        pik_sincos_r(seed_theta ? seed_theta[0] : PIK_R(0.0), &A->s[0], &A->c[0]);
-        A->s[1] = 0.0;
-        A->c[1] = W->R03[7] < 0 ? -1 : 1;
+    /* Shoulder: R03 column 1 = (c1 s2, s1 s2, c2); wrist: R47 column 2 = (c5 s6, s5 s6, c6). */
+    if (half_sincos(W->R03, 1, 0, seed_theta, A, W->R02)) { /* axes 1 and 3 aligned */
         A->n_gc2 = 1;
         A->flags |= PIK_FLAG_SING_SHOULDER;
     }
-    rot_dh(0, A->s[0], A->c[0], R1);
-    mul_dh(R1, 1, A->s[1], A->c[1], W->R02);
-    /* (c3, s3) = first column of R02^T R03. */
-    A->c[2] = W->R02[0] * W->R03[0] + W->R02[3] * W->R03[3] + W->R02[6] * W->R03[6];
-    A->s[2] = W->R02[1] * W->R03[0] + W->R02[4] * W->R03[3] + W->R02[7] * W->R03[6];
-    /* Wrist: R47 column 2 = (c5 s6, s5 s6, c6). */
-    n6 = pik_sqrt(W->R47[2] * W->R47[2] + W->R47[5] * W->R47[5]);
-    A->s[5] = n6;
-    A->c[5] = W->R47[8];
-    if (n6 > SRS_SING_ABS) {
-        A->s[4] = W->R47[5] / n6;
-        A->c[4] = W->R47[2] / n6;
-    } else { /* axes 5 and 7 aligned: keep the seed's t5 */
-        pik_sincos_r(seed_theta ? seed_theta[4] : PIK_R(0.0), &A->s[4], &A->c[4]);
-        A->s[5] = 0.0;
-        A->c[5] = W->R47[8] < 0 ? -1 : 1;
+    if (half_sincos(W->R47, 2, 4, seed_theta, A, W->R46)) { /* axes 5 and 7 aligned */
         A->n_gc6 = 1;
         A->flags |= PIK_FLAG_SING_WRIST;
     }
-    rot_dh(4, A->s[4], A->c[4], R5);
-    mul_dh(R5, 5, A->s[5], A->c[5], W->R46);
-    A->c[6] = W->R46[0] * W->R47[0] + W->R46[3] * W->R47[3] + W->R46[6] * W->R47[6];
-    A->s[6] = W->R46[1] * W->R47[0] + W->R46[4] * W->R47[3] + W->R46[7] * W->R47[6];
 }
 
 /* The seed's joint angles t (for arm_sincos) from joint values q. */

@@ -136,6 +136,24 @@ static void search_thetas(srs_search *S, int g, pik_real psi, pik_real rep[7], p
     pik_srs_arm_thetas(S->P, g, psi, S->seed_theta, rep, sing);
 }
 
+/* 1 when the weighted squared joint distance of angles th from q_current's (S->seed_theta) exceeds
+ * cost: the score's cost is that distance of the 2pi-shifted joints plus penalties that are never
+ * negative, so such a candidate cannot improve on cost. The margin keeps rounding on the safe side. */
+static int distance_exceeds(const srs_search *S, const pik_real th[7], pik_real cost)
+{
+    const pik_real *w = S->sc.o->weights;
+    pik_real lb = 0, limit = cost * (1 + PIK_TOL(1e-9, 1e-4)) + SRS_COST_TOL;
+    int j;
+    for (j = 0; j < 7; ++j) {
+        pik_real d = pik_wrap_pi(th[j] - S->seed_theta[j]);
+        lb += (w ? w[j] : 1) * d * d;
+        if (lb > limit) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Scores branch `want` of arm g at psi, or every allowed branch of g for want = -1; keeps the best.
  * Returns branch `want`'s cost (HUGE when it does not qualify). rep_out (may be NULL) receives the
  * representative angles. */
@@ -143,7 +161,8 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
 {
     pik_real rep[7], th[7], q[7], sing, want_cost = PIK_HUGE;
     srs_best *B = S->best;
-    int k;
+    /* a visit that returns no cost only updates the incumbent: skip what cannot beat it */
+    int k, prune = want < 0 && !costs4 && S->sc.q_current && B->found;
     search_thetas(S, g, psi, rep, &sing);
     if (rep_out) {
         memcpy(rep_out, rep, sizeof rep);
@@ -155,6 +174,9 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
             continue; /* a one-branch search scores its branch only */
         }
         branch_thetas(b, rep, th);
+        if (prune && distance_exceeds(S, th, B->cost)) {
+            continue; /* cannot beat the incumbent: its joint distance alone is larger */
+        }
         q_of_thetas(S->m, th, q);
         verdict = pik_score(&S->sc, q, sing, b, 0, &r);
         S->blocked |= verdict == PIK_SCORE_BLOCKED;
@@ -600,6 +622,9 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
         if (S->sc.q_current) {
             pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
             lb += w * d * d;
+            if (S->best->found && lb >= S->best->cost - SRS_COST_TOL) {
+                return 0; /* pruned: the rest of the bound only adds */
+            }
         } else {
             pik_real ub = arc_margin_ub(m, jj, ta[jj], sweep);
             margin_ub = ub < margin_ub ? ub : margin_ub;

@@ -229,15 +229,25 @@ static void fx_tick(fixture *x, uint32_t now)
     fw_core_tick(&x->fw, now);
 }
 
+/* Message i when it exists and has `type` (else a failed check and NULL). */
+static const msg *msg_at(fixture *x, int i, uint8_t type)
+{
+    EXPECT(i < x->nmsg);
+    if (i >= x->nmsg) {
+        return NULL;
+    }
+    CHECK_EQ(x->msgs[i].type, type);
+    return &x->msgs[i];
+}
+
 /* Checks message i is an ACK of seq; returns it decoded. */
 static pik_msg_ack ack_at(fixture *x, int i, uint16_t seq)
 {
+    const msg *got = msg_at(x, i, PIK_MSG_ACK);
     pik_msg_ack a;
     memset(&a, 0, sizeof a);
-    EXPECT(i < x->nmsg);
-    if (i < x->nmsg) {
-        CHECK_EQ(x->msgs[i].type, PIK_MSG_ACK);
-        CHECK_EQ(pik_msg_ack_decode(x->msgs[i].payload, x->msgs[i].len, &a), PIK_OK);
+    if (got) {
+        CHECK_EQ(pik_msg_ack_decode(got->payload, got->len, &a), PIK_OK);
         CHECK_EQ(a.acked_seq, seq);
     }
     return a;
@@ -245,12 +255,11 @@ static pik_msg_ack ack_at(fixture *x, int i, uint16_t seq)
 
 static void nack_at(fixture *x, int i, uint16_t seq, uint8_t reason)
 {
+    const msg *got = msg_at(x, i, PIK_MSG_NACK);
     pik_msg_nack n;
     memset(&n, 0, sizeof n);
-    EXPECT(i < x->nmsg);
-    if (i < x->nmsg) {
-        CHECK_EQ(x->msgs[i].type, PIK_MSG_NACK);
-        CHECK_EQ(pik_msg_nack_decode(x->msgs[i].payload, x->msgs[i].len, &n), PIK_OK);
+    if (got) {
+        CHECK_EQ(pik_msg_nack_decode(got->payload, got->len, &n), PIK_OK);
         CHECK_EQ(n.seq, seq);
         CHECK_EQ(n.reason, reason);
     }
@@ -258,12 +267,11 @@ static void nack_at(fixture *x, int i, uint16_t seq, uint8_t reason)
 
 static pik_msg_state state_at(fixture *x, int i, uint8_t state)
 {
+    const msg *got = msg_at(x, i, PIK_MSG_STATE);
     pik_msg_state s;
     memset(&s, 0, sizeof s);
-    EXPECT(i < x->nmsg);
-    if (i < x->nmsg) {
-        CHECK_EQ(x->msgs[i].type, PIK_MSG_STATE);
-        CHECK_EQ(pik_msg_state_decode(x->msgs[i].payload, x->msgs[i].len, &s), PIK_OK);
+    if (got) {
+        CHECK_EQ(pik_msg_state_decode(got->payload, got->len, &s), PIK_OK);
         CHECK_EQ(s.state, state);
     }
     return s;
