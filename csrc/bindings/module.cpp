@@ -827,7 +827,8 @@ class Arm7 {
     {
         darray T = pose_arg(T_obj, "T");
         pik_psi_set branch[8], all;
-        int st = pik_srs_feasible_arm_angles(&m_, T.data(), branch, &all);
+        // the union alone is cheaper to compute (the core skips the eight branch sets)
+        int st = pik_srs_feasible_arm_angles(&m_, T.data(), per_branch ? branch : nullptr, &all);
         if (st != PIK_OK && st != PIK_UNREACHABLE) {
             throw py::value_error(pose_error(st, T.data(), "T"));
         }

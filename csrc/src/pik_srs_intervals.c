@@ -380,15 +380,17 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
     srs_pose P;
     srs_limit_arcs A;
     srs_cells C;
-    pik_psi_set local[8], all, *branch = per_branch ? per_branch : local; /* the caller's sets when given */
+    /* With per_branch: the caller's eight branch sets. Without: local[g] collects arm g's cells where
+     * any sign combination is inside -- the same union in two sets instead of eight. */
+    pik_psi_set local[2], all, *sets = per_branch ? per_branch : local;
     pik_real lo, hi;
     unsigned mask;
-    int st, b, g, k, ok = 1;
+    int st, b, g, k, ok = 1, n_sets = per_branch ? 8 : 2;
     if (m == 0 || T == 0) {
         return PIK_ERR_NULL;
     }
-    for (b = 0; b < 8; ++b) {
-        branch[b].count = 0;
+    for (b = 0; b < n_sets; ++b) {
+        sets[b].count = 0;
     }
     all.count = 0;
     st = pik_srs_prepare_pose(m, T, &P);
@@ -396,15 +398,19 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
         pik_srs_limit_arcs(m, &A);
         for (g = 0; g < P.n_gc4; ++g) {
             for (pik_srs_cells_begin(&C, m, &P, &A, g); pik_srs_cells_next(&C, &lo, &hi, &mask);) {
+                if (!per_branch) {
+                    ok &= !mask || set_add(&local[g], lo, hi);
+                    continue;
+                }
                 for (k = 0; k < 4; ++k) {
                     if (mask & (1u << k)) {
-                        ok &= set_add(&branch[SRS_BRANCH(g, k)], lo, hi);
+                        ok &= set_add(&per_branch[SRS_BRANCH(g, k)], lo, hi);
                     }
                 }
             }
         }
-        for (b = 0; b < 8; ++b) {
-            ok &= set_union(&all, &branch[b], &all);
+        for (b = 0; b < n_sets; ++b) {
+            ok &= set_union(&all, &sets[b], &all);
         }
     }
     if (union_out) {

@@ -405,6 +405,14 @@ static void run_srs(const pik_srs_model *m, const pik_real q[7], int full)
         }
         if (!ok && nonfinite[E_FEASIBLE]++ < 3) printf("FAIL feasible set %d malformed at %s\n", b, context);
     }
+    {   /* without per-branch sets the union is built from two per-arm sets: the same intervals */
+        pik_psi_set all2;
+        int st2 = pik_srs_feasible_arm_angles(m, T, 0, &all2), same = st2 == st && all2.count == all.count;
+        for (k = 0; same && k < all.count; ++k) {
+            same = all2.lo_rad[k] == all.lo_rad[k] && all2.hi_rad[k] == all.hi_rad[k];
+        }
+        if (!same && nonfinite[E_FEASIBLE]++ < 3) printf("FAIL feasible union without per_branch differs at %s\n", context);
+    }
     /* select: NEAREST with the generating q (strict), then perturbed / random q_current */
     for (k = 0; k < 2; ++k) {
         pik_select_options *op = k ? &o : 0;
