@@ -386,6 +386,22 @@ static void local_search(srs_search *S, int b, pik_real psi0)
     pik_real a, x, c, fa, fx, fc, step = PIK_R(0.02);
     int it;
     fx = visit_branch(S, b, psi0);
+    /* q_current on (or a hair past) a limit puts its own arm angle just outside the branch's limits,
+     * with the in-limit solutions next to it: look on both sides at growing distances for a start, so
+     * the incumbent is the near solution, not the probe's (a poor incumbent prunes no cell of the
+     * branch and bound, which then minimises dozens of cells: the selection's worst case) */
+    for (it = 0; it < 6 && fx == PIK_HUGE; ++it) {
+        pik_real off = PIK_R(1e-3) * (pik_real)(1 << (2 * it)); /* 1e-3 .. 1.024 rad */
+        fx = visit_branch(S, b, psi0 - off);
+        if (fx < PIK_HUGE) {
+            psi0 -= off;
+            break;
+        }
+        fx = visit_branch(S, b, psi0 + off);
+        if (fx < PIK_HUGE) {
+            psi0 += off;
+        }
+    }
     if (fx == PIK_HUGE) {
         return;
     }
