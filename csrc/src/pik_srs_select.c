@@ -34,7 +34,7 @@ static pik_real cos_diff(pik_real t, pik_real s_c, pik_real c_c)
  * two rotations. t4 is the arm's constant elbow angle. Returns 0 (th untouched) near a shoulder or
  * wrist singularity, where the caller falls back to arm_thetas. */
 static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_real psi, pik_real th[7],
-                      pik_real *singularity)
+                      pik_real *singularity, pik_real *sin26)
 {
     pik_real sp, cp, s[6], c[6], t[6], n2, n6, i2, i6;
     pik_sincos_r(psi, &sp, &cp);
@@ -73,6 +73,10 @@ static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_re
     th[5] = t[4];
     th[6] = t[5];
     *singularity = srs_singularity(n2, s4_abs, n6);
+    if (sin26) {
+        sin26[0] = n2;
+        sin26[1] = n6;
+    }
     return 1;
 }
 
@@ -105,6 +109,8 @@ typedef struct srs_search {
     pik_real sc_c[7], cc_c[7];   /* NEAREST: sin and cos of q_current's angles t */
     int mapped;                  /* the minimisers' variable u is a polar angle: psi = centre + scale tan u */
     pik_real map_centre, map_scale;
+    int newton_branch;           /* the branch and psi of Newton's last converged minimum (-1: none) */
+    pik_real newton_psi;
     int n_split;                 /* cells whose bound left a gap after their search (search_cell), */
     struct {                     /* the SRS_SPLIT_CELLS lowest bounds kept, to be halved at the end */
         pik_real a0, a1, lb;
@@ -129,7 +135,7 @@ static void search_thetas(srs_search *S, int g, pik_real psi, pik_real rep[7], p
 {
     if (S->lin_g != -2) {
         const srs_lin_arm *L = search_lin(S, g); /* before reading t4, which it sets */
-        if (lin_thetas(L, S->t4, S->P->s4, psi, rep, sing)) {
+        if (lin_thetas(L, S->t4, S->P->s4, psi, rep, sing, 0)) {
             return;
         }
     }
@@ -154,13 +160,34 @@ static int distance_exceeds(const srs_search *S, const pik_real th[7], pik_real 
     return 0;
 }
 
+/* Scores branch b's angles th at psi with the kernel (q_out, may be NULL: the shifted, clamped
+ * joints) and keeps the candidate when it beats the best. Returns the kernel's verdict. */
+static int score_thetas(srs_search *S, int b, pik_real psi, const pik_real th[7], pik_real sing, pik_real *q_out,
+                        pik_score_out *r)
+{
+    pik_real q[7];
+    srs_best *B = S->best;
+    int verdict;
+    q_of_thetas(S->m, th, q);
+    verdict = pik_score(&S->sc, q, sing, b, q_out, r);
+    S->blocked |= verdict == PIK_SCORE_BLOCKED;
+    if (verdict == PIK_SCORE_OK && (!B->found || r->cost < B->cost)) {
+        B->found = 1;
+        B->cost = r->cost;
+        B->psi = psi;
+        B->branch = b;
+        B->singularity = sing;
+    }
+    return verdict;
+}
+
 /* Scores branch `want` of arm g at psi, or every allowed branch of g for want = -1; keeps the best.
  * Returns branch `want`'s cost (HUGE when it does not qualify). rep_out (may be NULL) receives the
  * representative angles. */
 static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *rep_out, pik_real *costs4)
 {
-    pik_real rep[7], th[7], q[7], sing, want_cost = PIK_HUGE;
-    srs_best *B = S->best;
+    pik_real rep[7], th[7], sing, want_cost = PIK_HUGE;
+    const srs_best *B = S->best;
     /* a visit that returns no cost only updates the incumbent: skip what cannot beat it */
     int k, prune = want < 0 && !costs4 && S->sc.q_current && B->found;
     search_thetas(S, g, psi, rep, &sing);
@@ -177,24 +204,12 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
         if (prune && distance_exceeds(S, th, B->cost)) {
             continue; /* cannot beat the incumbent: its joint distance alone is larger */
         }
-        q_of_thetas(S->m, th, q);
-        verdict = pik_score(&S->sc, q, sing, b, 0, &r);
-        S->blocked |= verdict == PIK_SCORE_BLOCKED;
+        verdict = score_thetas(S, b, psi, th, sing, 0, &r);
         if (costs4) {
             costs4[k] = verdict == PIK_SCORE_OK ? r.cost : PIK_HUGE;
         }
-        if (verdict != PIK_SCORE_OK) {
-            continue;
-        }
-        if (b == want) {
+        if (verdict == PIK_SCORE_OK && b == want) {
             want_cost = r.cost;
-        }
-        if (!B->found || r.cost < B->cost) {
-            B->found = 1;
-            B->cost = r.cost;
-            B->psi = psi;
-            B->branch = b;
-            B->singularity = sing;
         }
     }
     return want_cost;
@@ -327,6 +342,157 @@ static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, p
     }
 }
 
+/* ---------------------------------------------------------------- Newton's method on the distance */
+
+/* First and second derivatives in psi of branch b's joints q(psi), from arm g's linear form L at
+ * (sp, cp) = (sin, cos) psi. A tangent-type joint t = atan2(n, d) has t' = N / D with N = n' d - n d'
+ * (joint_rate), D = n^2 + d^2, and t'' = (N' - t' D') / D with N' = n'' d - n d'' = c_n d - n c_d (for
+ * n = a sin + b cos + c_n, n'' = c_n - n) and D' = 2 (n n' + d d'). A cosine-type joint t = acos(f) has
+ * t' = -f' / sin t and t'' = -f'' / sin t - f'^2 f / sin^3 t, with sin t taken as lin_thetas takes it
+ * (the length of t1's or t5's pair). The flipped branches negate t2 (t6); q = sign (t - offset). */
+static void lin_rates(const pik_srs_model *m, const srs_lin_arm *L, int b, pik_real sp, pik_real cp, pik_real dq[7],
+                      pik_real d2q[7])
+{
+    int k;
+    dq[3] = 0;
+    d2q[3] = 0;
+    for (k = 0; k < 6; ++k) {
+        int j = srs_joint_of(k);
+        pik_real r1, r2;
+        if (SRS_IS_COS(k)) {
+            const lin3 f = L->d[k], pn = L->n[k - 1], pd = L->d[k - 1]; /* k - 1: t1's (t5's) pair */
+            pik_real fv = lin_eval(f, sp, cp), f1 = f.a * cp - f.b * sp, f2 = f.c - fv;
+            pik_real nv = lin_eval(pn, sp, cp), dv = lin_eval(pd, sp, cp), is = 1 / pik_sqrt(nv * nv + dv * dv);
+            r1 = -f1 * is;
+            r2 = -f2 * is - f1 * f1 * fv * is * is * is;
+            if ((k == 1 && (b & 1)) || (k == 4 && (b & 4))) {
+                r1 = -r1;
+                r2 = -r2;
+            }
+        } else {
+            const lin3 n = L->n[k], d = L->d[k];
+            pik_real nv = lin_eval(n, sp, cp), dv = lin_eval(d, sp, cp);
+            pik_real n1 = n.a * cp - n.b * sp, d1 = d.a * cp - d.b * sp, iD = 1 / (nv * nv + dv * dv);
+            r1 = (n1 * dv - nv * d1) * iD;
+            r2 = (n.c * dv - nv * d.c - r1 * 2 * (nv * n1 + dv * d1)) * iD;
+        }
+        dq[j] = m->sign[j] * r1;
+        d2q[j] = m->sign[j] * r2;
+    }
+}
+
+/* Adds a charged band term, scale x (gap)^2 with gap = margin - v(psi) > 0 (pik_band_), to the first and
+ * second derivatives (f1, f2) of a cost, from v's derivatives v1, v2. */
+static void add_band_rates(pik_real scale, pik_real gap, pik_real v1, pik_real v2, pik_real *f1, pik_real *f2)
+{
+    *f1 -= 2 * scale * gap * v1;
+    *f2 += 2 * scale * (v1 * v1 - gap * v2);
+}
+
+/* Branch b's cost at psi, as visit_branch, and where the kernel's cost (pik_select_internal.h, rule 3)
+ * is smooth there -- the linear form accurate (away from shoulder and wrist singularities) and the
+ * cost the weighted distance plus the soft-limit and singularity bands it charges -- its first and
+ * second derivatives in psi, with *smooth = 1; else *smooth = 0. The terms are rebuilt here from the
+ * kernel's rules and must add up to the kernel's cost, so a rule the rebuild does not know turns
+ * Newton's method off rather than misleading it. */
+static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, pik_real *f2, int *smooth)
+{
+    const srs_lin_arm *L = search_lin(S, (b >> 1) & 1);
+    const pik_select_options *o = S->sc.o;
+    const pik_real *w = o->weights;
+    pik_real rep[7], th[7], q[7], dq[7], d2q[7], sing, sin26[2], sp, cp, cost;
+    pik_score_out r;
+    int j;
+    *smooth = 0;
+    if (S->mapped || !S->sc.q_current || !lin_thetas(L, S->t4, S->P->s4, psi, rep, &sing, sin26)) {
+        return visit_branch(S, b, psi);
+    }
+    branch_thetas(b, rep, th);
+    if (score_thetas(S, b, psi, th, sing, q, &r) != PIK_SCORE_OK) {
+        return PIK_HUGE;
+    }
+    pik_sincos_r(psi, &sp, &cp);
+    lin_rates(S->m, L, b, sp, cp, dq, d2q);
+    *f1 = 0;
+    *f2 = 0;
+    cost = r.dist2 + (r.switched ? o->branch_switch_penalty : 0);
+    for (j = 0; j < 7; ++j) {
+        pik_real e = q[j] - S->sc.q_current[j], wj = w ? w[j] : 1;
+        *f1 += 2 * wj * e * dq[j];
+        *f2 += 2 * wj * (dq[j] * dq[j] + e * d2q[j]);
+    }
+    if (o->limit_penalty > 0) {
+        for (j = 0; j < 7; ++j) {
+            pik_real lo = S->m->lower_rad[j], hi = S->m->upper_rad[j];
+            int at_lower = q[j] - lo < hi - q[j];
+            pik_real mj = at_lower ? q[j] - lo : hi - q[j], band = pik_band_(o->soft_limit_margin_rad, mj);
+            if (band - S->sc.band_current[j] > 0) {
+                pik_real dir = at_lower ? 1 : -1;
+                cost += o->limit_penalty * (band - S->sc.band_current[j]);
+                add_band_rates(o->limit_penalty, o->soft_limit_margin_rad - mj, dir * dq[j], dir * d2q[j], f1, f2);
+            }
+        }
+    }
+    if (o->singularity_penalty > 0 && pik_band_(o->singularity_margin, sing) - S->sc.sing_pen_current > 0) {
+        /* sing = min(|sin t2|, |sin t4|, |sin t6|) (lin_thetas): t4 is constant; |sin t2| (|sin t6|) is the
+         * length v of t1's (t5's) pair (n, d): v' = (n n' + d d') / v, v'' = (n'^2 + n n'' + d'^2 + d d'') / v - v'^2 / v */
+        pik_real v1 = 0, v2 = 0;
+        if (sing != S->P->s4) {
+            const int k = sing == sin26[0] ? 0 : 3;
+            const lin3 n = L->n[k], d = L->d[k];
+            pik_real nv = lin_eval(n, sp, cp), dv = lin_eval(d, sp, cp);
+            pik_real n1 = n.a * cp - n.b * sp, d1 = d.a * cp - d.b * sp;
+            v1 = (nv * n1 + dv * d1) / sing;
+            v2 = (n1 * n1 + nv * (n.c - nv) + d1 * d1 + dv * (d.c - dv) - v1 * v1) / sing;
+        }
+        cost += o->singularity_penalty * (pik_band_(o->singularity_margin, sing) - S->sc.sing_pen_current);
+        add_band_rates(o->singularity_penalty, o->singularity_margin - sing, v1, v2, f1, f2);
+    }
+    *smooth = pik_fabs(cost - r.cost) <= PIK_TOL(1e-12, 1e-5) * (1 + r.cost);
+    return r.cost;
+}
+
+/* Newton's method bounds: iterations, the largest step, and the step below which the next point is
+ * taken as the minimum (the error after a step h is ~K h^2, K = f''' / 2 f'': 1e-7 leaves ~1e-14 K of
+ * psi, below the searches' SRS_SEARCH_TOL for any K under 1e5). */
+#define SRS_NEWTON_ITERATIONS 8
+#define SRS_NEWTON_STEP_MAX PIK_R(0.25)
+#define SRS_NEWTON_DONE PIK_TOL(1e-7, 1e-4)
+
+/* Newton's method on branch b's cost from x (cost fx with derivatives f1, f2 from visit_newton) inside
+ * (lo, hi): where the cost is the plain distance and convex it converges quadratically, in ~3
+ * evaluations where Brent's minimiser takes ~10. Every point is visited (the best keeps the winner).
+ * Returns 1 when it converged; 0 when the caller must take Brent's minimiser instead: a penalty or a
+ * limit on the way, a point where the cost is not convex, a step out of (lo, hi) or larger than
+ * SRS_NEWTON_STEP_MAX, a step that does not descend, or no convergence in SRS_NEWTON_ITERATIONS. */
+static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x, pik_real fx, pik_real f1,
+                     pik_real f2)
+{
+    int it, smooth = 1;
+    for (it = 0; it < SRS_NEWTON_ITERATIONS; ++it) {
+        pik_real step, fn;
+        if (!smooth || !(f2 > 0)) {
+            return 0;
+        }
+        step = -f1 / f2;
+        if (!(pik_fabs(step) <= SRS_NEWTON_STEP_MAX) || !(x + step > lo && x + step < hi)) {
+            return 0;
+        }
+        x += step;
+        fn = visit_newton(S, b, x, &f1, &f2, &smooth);
+        if (!(fn <= fx + SRS_COST_TOL + PIK_TOL(1e-12, 1e-5) * fx)) {
+            return 0;
+        }
+        if (pik_fabs(step) <= SRS_NEWTON_DONE) {
+            S->newton_branch = b;
+            S->newton_psi = x;
+            return 1;
+        }
+        fx = fn;
+    }
+    return 0;
+}
+
 /* The searches bracket a minimum to about SRS_SEARCH_TOL (h) of psi. At an interior minimum the
  * distance d then exceeds the optimum by about K h^2 / (2 d), K = sum of w_j (dq_j/dpsi)^2; the joints'
  * rates are at most ~1 / s with s the singularity measure (t1 and t3 turn at ~1 / |sin t2| next to a
@@ -367,25 +533,80 @@ static void polish_best(srs_search *S)
     brent_on(S, b, x - h, x + h, x, fx, x - h, fa, x + h, fc, 48, tol);
 }
 
-/* Minimises branch b's cost on [lo, hi] (smooth in psi between breakpoints) from its middle, in at
- * most 41 evaluations (the 56 golden steps before took 58): the worst case of the branch and bound
- * is this times its cells. */
+/* A stationary point of branch b's cost in [a, c] where its slope goes from f1a < 0 at a to f1c > 0
+ * at c: Newton's steps on the slope where they stay inside the bracket and the cost is convex,
+ * bisection elsewhere (every point narrows the bracket by the sign of its slope). Returns 1 when the
+ * bracket or a step is below the searches' resolution; 0 where the cost stops being smooth (the caller
+ * takes Brent's minimiser). */
+static int slope_root_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, pik_real f1, pik_real f2)
+{
+    int it, smooth = 1;
+    for (it = 0; it < 48; ++it) {
+        pik_real step = f2 > 0 ? -f1 / f2 : 0, xn = x + step;
+        if (!(f2 > 0) || !(xn > a && xn < c)) {
+            xn = PIK_R(0.5) * (a + c);
+            step = xn - x;
+        }
+        if (pik_fabs(step) <= SRS_NEWTON_DONE || c - a <= 2 * SRS_SEARCH_TOL) {
+            visit_branch(S, b, xn);
+            return 1;
+        }
+        x = xn;
+        visit_newton(S, b, x, &f1, &f2, &smooth);
+        if (!smooth) {
+            return 0;
+        }
+        if (f1 < 0) {
+            a = x;
+        } else {
+            c = x;
+        }
+    }
+    return 1;
+}
+
+/* Minimises branch b's cost on the cell [lo, hi] (smooth in psi between breakpoints; its ends are
+ * scored already) from its middle: Newton's method where it converges; else, where the cost is smooth,
+ * the slopes at the middle and at the end it descends to: rising again before that end brackets a
+ * minimum (slope_root_on), still falling there leaves the end (scored) as the cell's minimum on that
+ * side. Brent's minimiser (at most 41 evaluations) where the cost is not smooth. */
 static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi)
 {
-    pik_real x = PIK_R(0.5) * (lo + hi);
+    pik_real x = PIK_R(0.5) * (lo + hi), fx, f1, f2, e1, e2;
+    int smooth, end_smooth;
     if (hi - lo <= SRS_PSI_EPS) {
         return;
     }
-    brent_on(S, b, lo, hi, x, visit_branch(S, b, x), x, PIK_HUGE, x, PIK_HUGE, 40, SRS_SEARCH_TOL);
+    fx = visit_newton(S, b, x, &f1, &f2, &smooth);
+    if (smooth && newton_on(S, b, lo, hi, x, fx, f1, f2)) {
+        return;
+    }
+    if (smooth && fx < PIK_HUGE) {
+        /* just inside the end the middle descends to: a limit breakpoint is on the limit */
+        pik_real end = f1 < 0 ? hi - SRS_SEARCH_TOL : lo + SRS_SEARCH_TOL;
+        visit_newton(S, b, end, &e1, &e2, &end_smooth);
+        if (end_smooth) {
+            if ((f1 < 0) == (e1 < 0)) {
+                return; /* monotone toward that end */
+            }
+            if (f1 < 0 ? slope_root_on(S, b, x, end, x, f1, f2) : slope_root_on(S, b, end, x, end, e1, e2)) {
+                return;
+            }
+        }
+    }
+    brent_on(S, b, lo, hi, x, fx, x, PIK_HUGE, x, PIK_HUGE, 40, SRS_SEARCH_TOL);
 }
 
 /* Local search of branch b from psi0: bracket the minimum by walking downhill with growing steps,
  * then Brent's minimiser in the bracket. */
 static void local_search(srs_search *S, int b, pik_real psi0)
 {
-    pik_real a, x, c, fa, fx, fc, step = PIK_R(0.02);
-    int it;
-    fx = visit_branch(S, b, psi0);
+    pik_real a, x, c, fa, fx, fc, f1, f2, step = PIK_R(0.02);
+    int it, smooth;
+    fx = visit_newton(S, b, psi0, &f1, &f2, &smooth);
+    if (smooth && newton_on(S, b, psi0 - PIK_PI, psi0 + PIK_PI, psi0, fx, f1, f2)) {
+        return;
+    }
     /* q_current on (or a hair past) a limit puts its own arm angle just outside the branch's limits,
      * with the in-limit solutions next to it: look on both sides at growing distances for a start, so
      * the incumbent is the near solution, not the probe's (a poor incumbent prunes no cell of the
@@ -934,6 +1155,8 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     S.lin_g = policy == PIK_PSI_GIVEN ? -2 : -1;
     S.mapped = 0;
     S.n_split = 0;
+    S.newton_branch = -1;
+    S.newton_psi = 0;
 
     if (policy == PIK_PSI_GIVEN) {
         pik_real psi = pik_wrap_pi(*psi_rad_inout);
@@ -994,10 +1217,11 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
              * nothing is pruned until the sweep meets the optimum). A point whose bound (no atan2)
              * already exceeds the local minimum cannot be better and is not visited. */
             int decides = best.found && near_mask == (1 << b_c) && best.cost <= lb_other;
-            if (decides) {
+            if (decides && !(best.branch == S.newton_branch && best.psi == S.newton_psi)) {
                 /* A local minimum on a limit edge (the branch leaves its limits next to it) does not
                  * decide: the branch may re-enter its limits elsewhere, nearer q_current, which only
-                 * the branch and bound's cells see. */
+                 * the branch and bound's cells see. A minimum where Newton's method converged is a
+                 * stationary point of the cost, inside the limits, not on an edge. */
                 const pik_real edge = PIK_TOL(1e-7, 1e-4);
                 decides = visit_branch(&S, best.branch, best.psi - edge) < PIK_HUGE &&
                           visit_branch(&S, best.branch, best.psi + edge) < PIK_HUGE;
