@@ -82,6 +82,12 @@ static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_re
 
 /* ---------------------------------------------------------------- choosing psi */
 
+/* The fast path decides only within this cost (0.1 rad of weighted joint distance): close to the
+ * curve of solutions its nearest point is unique, while from farther away the cost along psi can have
+ * a second basin next to the first (0.08 rad of psi apart, 0.05 rad better, seen from 0.5 rad away)
+ * that a local search and the probe both miss; the branch and bound decides there. */
+#define SRS_TRUST_COST PIK_R(0.01)
+
 /* The best candidate of a search (or of the fast path's probe). */
 typedef struct srs_best {
     int found;
@@ -106,7 +112,6 @@ typedef struct srs_search {
     pik_real t4;                 /* that arm's elbow angle */
     srs_lin_arm lin;             /* one arm's linear form (arm_lin), built on first use; one slot (stack):
                                   * the searches take the arms one after the other */
-    pik_real sc_c[7], cc_c[7];   /* NEAREST: sin and cos of q_current's angles t */
     int mapped;                  /* the minimisers' variable u is a polar angle: psi = centre + scale tan u */
     pik_real map_centre, map_scale;
     int newton_branch;           /* the branch and psi of Newton's last converged minimum (-1: none) */
@@ -236,14 +241,14 @@ static pik_real eval_branch(srs_search *S, int b, pik_real u)
  * angle between t_j and q_current's t_j (a 2pi shift only moves q farther), d^2 >= 2 (1 - cos d),
  * and the kernel's penalties are >= 0. A joint whose direction is ill-defined (t1, t3 next to a
  * shoulder singularity) contributes nothing. */
-static pik_real probe_bound(srs_search *S, int b, pik_real psi)
+static pik_real probe_bound(srs_search *S, int b, pik_real psi, const pik_real sc_c[7], const pik_real cc_c[7])
 {
     const srs_lin_arm *L = search_lin(S, (b >> 1) & 1);
     const pik_real *w = S->sc.o->weights;
     pik_real sp, cp, lb, cosd;
     int i;
     pik_sincos_r(psi, &sp, &cp);
-    cosd = cos_diff(S->t4, S->sc_c[3], S->cc_c[3]);
+    cosd = cos_diff(S->t4, sc_c[3], cc_c[3]);
     lb = 2 * (w ? w[3] : 1) * (1 - cosd);
     for (i = 0; i < 6; ++i) {
         int j = srs_joint_of(i);
@@ -267,7 +272,7 @@ static pik_real probe_bound(srs_search *S, int b, pik_real psi)
                 d = -d;
             }
         }
-        cosd = (d * S->cc_c[j] + n * S->sc_c[j]) / nrm;
+        cosd = (d * cc_c[j] + n * sc_c[j]) / nrm;
         lb += 2 * (w ? w[j] : 1) * (1 - cosd);
     }
     return lb;
@@ -389,19 +394,31 @@ static void add_band_rates(pik_real scale, pik_real gap, pik_real v1, pik_real v
     *f2 += 2 * scale * (v1 * v1 - gap * v2);
 }
 
+/* Where the penalties make the cost's slope jump (a corner): which bands a point charges and the
+ * quantities whose level decides each, for slope_root_on. */
+typedef struct srs_kinks {
+    unsigned charged;     /* bit j: joint j's soft-limit band; bit 7: the singularity band */
+    int bit;              /* set by the caller: the band whose level is wanted (-1: none) */
+    pik_real level, rate; /* that band's quantity (joint bit's limit margin, or the singularity
+                           * measure) and its rate in psi */
+} srs_kinks;
+#define SRS_KINK_SING 7
+
 /* Branch b's cost at psi, as visit_branch, and where the kernel's cost (pik_select_internal.h, rule 3)
  * is smooth there -- the linear form accurate (away from shoulder and wrist singularities) and the
  * cost the weighted distance plus the soft-limit and singularity bands it charges -- its first and
  * second derivatives in psi, with *smooth = 1; else *smooth = 0. The terms are rebuilt here from the
  * kernel's rules and must add up to the kernel's cost, so a rule the rebuild does not know turns
- * Newton's method off rather than misleading it. */
-static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, pik_real *f2, int *smooth)
+ * Newton's method off rather than misleading it. K (may be NULL) receives the bands' state. */
+static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, pik_real *f2, int *smooth, srs_kinks *K)
 {
     const srs_lin_arm *L = search_lin(S, (b >> 1) & 1);
     const pik_select_options *o = S->sc.o;
     const pik_real *w = o->weights;
-    pik_real rep[7], th[7], q[7], dq[7], d2q[7], sing, sin26[2], sp, cp, cost;
+    pik_real rep[7], th[7], q[7], sing, sin26[2], sp, cp, cost, v1 = 0, v2 = 0;
+    pik_real *dq = rep, *d2q = th; /* rep and th are dead once scored: their space holds the rates */
     pik_score_out r;
+    unsigned charged = 0;
     int j;
     *smooth = 0;
     if (S->mapped || !S->sc.q_current || !lin_thetas(L, S->t4, S->P->s4, psi, rep, &sing, sin26)) {
@@ -418,35 +435,41 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
     cost = r.dist2 + (r.switched ? o->branch_switch_penalty : 0);
     for (j = 0; j < 7; ++j) {
         pik_real e = q[j] - S->sc.q_current[j], wj = w ? w[j] : 1;
+        pik_real lo = S->m->lower_rad[j], hi = S->m->upper_rad[j], dir = q[j] - lo < hi - q[j] ? 1 : -1;
+        pik_real mj = dir > 0 ? q[j] - lo : hi - q[j], band = pik_band_(o->soft_limit_margin_rad, mj);
         *f1 += 2 * wj * e * dq[j];
         *f2 += 2 * wj * (dq[j] * dq[j] + e * d2q[j]);
-    }
-    if (o->limit_penalty > 0) {
-        for (j = 0; j < 7; ++j) {
-            pik_real lo = S->m->lower_rad[j], hi = S->m->upper_rad[j];
-            int at_lower = q[j] - lo < hi - q[j];
-            pik_real mj = at_lower ? q[j] - lo : hi - q[j], band = pik_band_(o->soft_limit_margin_rad, mj);
-            if (band - S->sc.band_current[j] > 0) {
-                pik_real dir = at_lower ? 1 : -1;
-                cost += o->limit_penalty * (band - S->sc.band_current[j]);
-                add_band_rates(o->limit_penalty, o->soft_limit_margin_rad - mj, dir * dq[j], dir * d2q[j], f1, f2);
-            }
+        if (K && K->bit == j) {
+            K->level = mj;
+            K->rate = dir * dq[j];
+        }
+        if (o->limit_penalty > 0 && band - S->sc.band_current[j] > 0) {
+            charged |= 1u << j;
+            cost += o->limit_penalty * (band - S->sc.band_current[j]);
+            add_band_rates(o->limit_penalty, o->soft_limit_margin_rad - mj, dir * dq[j], dir * d2q[j], f1, f2);
         }
     }
-    if (o->singularity_penalty > 0 && pik_band_(o->singularity_margin, sing) - S->sc.sing_pen_current > 0) {
+    if (sing != S->P->s4) {
         /* sing = min(|sin t2|, |sin t4|, |sin t6|) (lin_thetas): t4 is constant; |sin t2| (|sin t6|) is the
          * length v of t1's (t5's) pair (n, d): v' = (n n' + d d') / v, v'' = (n'^2 + n n'' + d'^2 + d d'') / v - v'^2 / v */
-        pik_real v1 = 0, v2 = 0;
-        if (sing != S->P->s4) {
-            const int k = sing == sin26[0] ? 0 : 3;
-            const lin3 n = L->n[k], d = L->d[k];
-            pik_real nv = lin_eval(n, sp, cp), dv = lin_eval(d, sp, cp);
-            pik_real n1 = n.a * cp - n.b * sp, d1 = d.a * cp - d.b * sp;
-            v1 = (nv * n1 + dv * d1) / sing;
-            v2 = (n1 * n1 + nv * (n.c - nv) + d1 * d1 + dv * (d.c - dv) - v1 * v1) / sing;
-        }
+        const int k = sing == sin26[0] ? 0 : 3;
+        const lin3 n = L->n[k], d = L->d[k];
+        pik_real nv = lin_eval(n, sp, cp), dv = lin_eval(d, sp, cp);
+        pik_real n1 = n.a * cp - n.b * sp, d1 = d.a * cp - d.b * sp;
+        v1 = (nv * n1 + dv * d1) / sing;
+        v2 = (n1 * n1 + nv * (n.c - nv) + d1 * d1 + dv * (d.c - dv) - v1 * v1) / sing;
+    }
+    if (o->singularity_penalty > 0 && pik_band_(o->singularity_margin, sing) - S->sc.sing_pen_current > 0) {
+        charged |= 1u << SRS_KINK_SING;
         cost += o->singularity_penalty * (pik_band_(o->singularity_margin, sing) - S->sc.sing_pen_current);
         add_band_rates(o->singularity_penalty, o->singularity_margin - sing, v1, v2, f1, f2);
+    }
+    if (K) {
+        K->charged = charged;
+        if (K->bit == SRS_KINK_SING) {
+            K->level = sing;
+            K->rate = v1;
+        }
     }
     *smooth = pik_fabs(cost - r.cost) <= PIK_TOL(1e-12, 1e-5) * (1 + r.cost);
     return r.cost;
@@ -459,18 +482,28 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
 #define SRS_NEWTON_STEP_MAX PIK_R(0.25)
 #define SRS_NEWTON_DONE PIK_TOL(1e-7, 1e-4)
 
-/* Newton's method on branch b's cost from x (cost fx with derivatives f1, f2 from visit_newton) inside
- * (lo, hi): where the cost is the plain distance and convex it converges quadratically, in ~3
- * evaluations where Brent's minimiser takes ~10. Every point is visited (the best keeps the winner).
- * Returns 1 when it converged; 0 when the caller must take Brent's minimiser instead: a penalty or a
- * limit on the way, a point where the cost is not convex, a step out of (lo, hi) or larger than
- * SRS_NEWTON_STEP_MAX, a step that does not descend, or no convergence in SRS_NEWTON_ITERATIONS. */
+/* A point of a slope search: psi, the cost's first and second derivatives, the bands charged. */
+typedef struct srs_slope_pt {
+    pik_real psi, f1, f2;
+    unsigned charged;
+} srs_slope_pt;
+
+/* Newton's method on branch b's cost from x (cost fx with derivatives f1, f2 and bands `charged` from
+ * visit_newton) inside (lo, hi): where the cost is the plain distance and convex it converges
+ * quadratically, in ~3 evaluations where Brent's minimiser takes ~10. Every point is visited (the best
+ * keeps the winner). Returns 1 when it converged; 0 when the caller must minimise otherwise: a penalty
+ * or a limit on the way, a point where the cost is not convex, a step out of (lo, hi) or larger than
+ * SRS_NEWTON_STEP_MAX, a step that does not descend, or no convergence in SRS_NEWTON_ITERATIONS; 2
+ * for such a failure where the last step crossed the slope's sign change (a corner of a band, say):
+ * pair (may be NULL) then holds the two points on either side. */
 static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x, pik_real fx, pik_real f1,
-                     pik_real f2)
+                     pik_real f2, unsigned charged, srs_slope_pt pair[2])
 {
+    srs_kinks K;
     int it, smooth = 1;
+    K.bit = -1;
     for (it = 0; it < SRS_NEWTON_ITERATIONS; ++it) {
-        pik_real step, fn;
+        pik_real step, fn, g1 = f1, g2 = f2;
         if (!smooth || !(f2 > 0)) {
             return 0;
         }
@@ -478,11 +511,23 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
         if (!(pik_fabs(step) <= SRS_NEWTON_STEP_MAX) || !(x + step > lo && x + step < hi)) {
             return 0;
         }
-        x += step;
-        fn = visit_newton(S, b, x, &f1, &f2, &smooth);
+        fn = visit_newton(S, b, x + step, &f1, &f2, &smooth, &K);
         if (!(fn <= fx + SRS_COST_TOL + PIK_TOL(1e-12, 1e-5) * fx)) {
+            if (pair && smooth && fn < PIK_HUGE && (f1 < 0) != (g1 < 0)) {
+                pair[0].psi = x;
+                pair[0].f1 = g1;
+                pair[0].f2 = g2;
+                pair[0].charged = charged;
+                pair[1].psi = x + step;
+                pair[1].f1 = f1;
+                pair[1].f2 = f2;
+                pair[1].charged = K.charged;
+                return 2;
+            }
             return 0;
         }
+        x += step;
+        charged = K.charged;
         if (pik_fabs(step) <= SRS_NEWTON_DONE) {
             S->newton_branch = b;
             S->newton_psi = x;
@@ -530,66 +575,201 @@ static void polish_best(srs_search *S)
     if (B->psi != x) {
         return; /* one side was better: the searches' bracket was wrong; that point stands */
     }
+    {
+        /* Newton's steps where the cost is smooth (quadratic: from within h, two or three steps reach
+         * tol); each point is visited, the best keeps the winner */
+        const pik_real x0 = x;
+        pik_real f1, f2;
+        int it, smooth;
+        visit_newton(S, b, x, &f1, &f2, &smooth, 0);
+        for (it = 0; smooth && f2 > 0 && it < 6; ++it) {
+            pik_real step = -f1 / f2;
+            if (pik_fabs(step) <= tol) {
+                return; /* converged */
+            }
+            if (!(x + step > x0 - h && x + step < x0 + h)) {
+                break;
+            }
+            x += step;
+            visit_newton(S, b, x, &f1, &f2, &smooth, 0);
+        }
+        x = x0;
+    }
     brent_on(S, b, x - h, x + h, x, fx, x - h, fa, x + h, fc, 48, tol);
 }
 
-/* A stationary point of branch b's cost in [a, c] where its slope goes from f1a < 0 at a to f1c > 0
- * at c: Newton's steps on the slope where they stay inside the bracket and the cost is convex,
- * bisection elsewhere (every point narrows the bracket by the sign of its slope). Returns 1 when the
- * bracket or a step is below the searches' resolution; 0 where the cost stops being smooth (the caller
- * takes Brent's minimiser). */
-static int slope_root_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, pik_real f1, pik_real f2)
+/* The level of q_current's own band that band `bit` of a candidate passes at a corner (see
+ * slope_root_on), or a negative value where q_current charges nothing there (the band then starts
+ * with zero slope: no corner). */
+static pik_real corner_level(const srs_search *S, int bit)
 {
+    const pik_select_options *o = S->sc.o;
+    if (bit == SRS_KINK_SING) {
+        return S->sc.sing_pen_current > 0 ? o->singularity_margin - pik_sqrt(S->sc.sing_pen_current) : -1;
+    }
+    return S->sc.band_current[bit] > 0 ? o->soft_limit_margin_rad - pik_sqrt(S->sc.band_current[bit]) : -1;
+}
+
+/* The corner of band `bit` between a and c (charged on one side only): where its margin (or the
+ * singularity measure) equals `level`, by Newton's steps on that level equation safeguarded by
+ * bisection, to the rounding of psi. Every point is visited; returns the corner (a and c stay the
+ * bracket's ends otherwise). */
+static pik_real corner_on(srs_search *S, int b, int bit, pik_real level, pik_real a, pik_real c)
+{
+    pik_real x = a, f1, f2, g, g_a = 0;
+    srs_kinks K;
+    int it, smooth;
+    K.bit = bit;
+    for (it = 0; it < 40; ++it) {
+        pik_real xn;
+        visit_newton(S, b, x, &f1, &f2, &smooth, &K);
+        if (!smooth) {
+            break;
+        }
+        g = K.level - level;
+        if (it == 0) {
+            g_a = g;
+            xn = PIK_R(0.5) * (a + c);
+        } else {
+            const pik_real rate = K.rate;
+            if ((g < 0) == (g_a < 0)) {
+                a = x;
+            } else {
+                c = x;
+            }
+            xn = rate != 0 ? x - g / rate : a;
+            if (pik_fabs(xn - x) <= 4 * PIK_EPS * (1 + pik_fabs(x)) || c - a <= 4 * PIK_EPS * (1 + pik_fabs(x))) {
+                return x;
+            }
+            if (!(xn > a && xn < c)) {
+                xn = PIK_R(0.5) * (a + c);
+            }
+        }
+        x = xn;
+    }
+    return x;
+}
+
+/* A stationary point or corner of branch b's cost in [a, c] where its slope goes from < 0 at a to > 0
+ * at c (x, f1, f2: one of the ends; charged_a / charged_c: the bands charged at the ends): Newton's
+ * steps on the slope where they stay inside the bracket and the cost is convex, bisection elsewhere
+ * (every point narrows the bracket by the sign of its slope). A band of the kernel charges only where
+ * a candidate is deeper in it than q_current, so where q_current is in a band the cost has a corner
+ * at the arm angle where the candidate's margin passes q_current's: the slope jumps there, the
+ * minimum is often that corner, and a psi error h costs first order in h. Where the ends charge
+ * different bands (one), the corner is found (corner_on) and the slopes just beside it say whether
+ * it is the minimum or which side holds it. Returns 1 when done; 0 where the cost stops being smooth
+ * (the caller takes Brent's minimiser). */
+static int slope_root_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, pik_real f1, pik_real f2,
+                         unsigned charged_a, unsigned charged_c)
+{
+    srs_kinks K;
     int it, smooth = 1;
+    K.bit = -1;
     for (it = 0; it < 48; ++it) {
         pik_real step = f2 > 0 ? -f1 / f2 : 0, xn = x + step;
+        unsigned differ = charged_a ^ charged_c;
+        if (differ && !(differ & (differ - 1))) {
+            int bit = 0;
+            pik_real level;
+            while (!(differ & (1u << bit))) {
+                ++bit;
+            }
+            level = corner_level(S, bit);
+            if (level >= 0) {
+                /* beside the corner: clear of its rounding, far inside the searches' resolution */
+                const pik_real xk = corner_on(S, b, bit, level, a, c), d = PIK_TOL(1e-11, 1e-5) * (1 + pik_fabs(xk));
+                pik_real e1, e2;
+                if (!(xk - d > a && xk + d < c)) {
+                    return 1;
+                }
+                visit_newton(S, b, xk - d, &e1, &e2, &smooth, &K);
+                if (!smooth) {
+                    return 0;
+                }
+                if (e1 >= 0) {        /* rising before the corner: the minimum is in [a, xk) */
+                    c = xk - d;
+                    charged_c = K.charged;
+                    x = c;
+                    f1 = e1;
+                    f2 = e2;
+                    continue;
+                }
+                visit_newton(S, b, xk + d, &e1, &e2, &smooth, &K);
+                if (!smooth) {
+                    return 0;
+                }
+                if (e1 <= 0) {        /* still falling after it: the minimum is in (xk, c] */
+                    a = xk + d;
+                    charged_a = K.charged;
+                    x = a;
+                    f1 = e1;
+                    f2 = e2;
+                    continue;
+                }
+                return 1;             /* falling into the corner, rising out of it: the corner */
+            }
+        }
         if (!(f2 > 0) || !(xn > a && xn < c)) {
             xn = PIK_R(0.5) * (a + c);
             step = xn - x;
         }
-        if (pik_fabs(step) <= SRS_NEWTON_DONE || c - a <= 2 * SRS_SEARCH_TOL) {
+        if (pik_fabs(step) <= SRS_NEWTON_DONE * SRS_NEWTON_DONE || c - a <= 2 * SRS_SEARCH_TOL) {
             visit_branch(S, b, xn);
             return 1;
         }
         x = xn;
-        visit_newton(S, b, x, &f1, &f2, &smooth);
+        visit_newton(S, b, x, &f1, &f2, &smooth, &K);
         if (!smooth) {
             return 0;
         }
         if (f1 < 0) {
             a = x;
+            charged_a = K.charged;
         } else {
             c = x;
+            charged_c = K.charged;
         }
     }
     return 1;
 }
 
-/* Minimises branch b's cost on the cell [lo, hi] (smooth in psi between breakpoints; its ends are
- * scored already) from its middle: Newton's method where it converges; else, where the cost is smooth,
- * the slopes at the middle and at the end it descends to: rising again before that end brackets a
- * minimum (slope_root_on), still falling there leaves the end (scored) as the cell's minimum on that
- * side. Brent's minimiser (at most 41 evaluations) where the cost is not smooth. */
-static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi)
+/* Minimises branch b's cost on [lo, hi] from x inside it: Newton's method where it converges; else,
+ * where the cost is smooth, the slopes at x and just inside the end it descends to: rising again
+ * before that end brackets a minimum or a corner (slope_root_on), still falling there leaves the end
+ * (scored by the caller) as the minimum on that side. Brent's minimiser (at most 41 evaluations)
+ * where the cost is not smooth. */
+static void refine_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x)
 {
-    pik_real x = PIK_R(0.5) * (lo + hi), fx, f1, f2, e1, e2;
+    pik_real fx, f1, f2, e1, e2;
+    srs_kinks Kx, Ke;
     int smooth, end_smooth;
-    if (hi - lo <= SRS_PSI_EPS) {
+    Kx.bit = -1;
+    Ke.bit = -1;
+    srs_slope_pt pair[2];
+    int newton;
+    fx = visit_newton(S, b, x, &f1, &f2, &smooth, &Kx);
+    newton = smooth ? newton_on(S, b, lo, hi, x, fx, f1, f2, Kx.charged, pair) : 0;
+    if (newton == 1) {
         return;
     }
-    fx = visit_newton(S, b, x, &f1, &f2, &smooth);
-    if (smooth && newton_on(S, b, lo, hi, x, fx, f1, f2)) {
-        return;
+    if (newton == 2) {
+        const srs_slope_pt *A = pair[0].psi < pair[1].psi ? &pair[0] : &pair[1], *C = A == pair ? &pair[1] : &pair[0];
+        const srs_slope_pt *X = A->f1 < 0 ? A : C; /* the side falling toward the other */
+        if (A->f1 < 0 && C->f1 > 0 && slope_root_on(S, b, A->psi, C->psi, X->psi, X->f1, X->f2, A->charged, C->charged)) {
+            return;
+        }
     }
     if (smooth && fx < PIK_HUGE) {
-        /* just inside the end the middle descends to: a limit breakpoint is on the limit */
+        /* just inside the end: a limit breakpoint is on the limit */
         pik_real end = f1 < 0 ? hi - SRS_SEARCH_TOL : lo + SRS_SEARCH_TOL;
-        visit_newton(S, b, end, &e1, &e2, &end_smooth);
+        visit_newton(S, b, end, &e1, &e2, &end_smooth, &Ke);
         if (end_smooth) {
             if ((f1 < 0) == (e1 < 0)) {
                 return; /* monotone toward that end */
             }
-            if (f1 < 0 ? slope_root_on(S, b, x, end, x, f1, f2) : slope_root_on(S, b, end, x, end, e1, e2)) {
+            if (f1 < 0 ? slope_root_on(S, b, x, end, x, f1, f2, Kx.charged, Ke.charged)
+                       : slope_root_on(S, b, end, x, end, e1, e2, Ke.charged, Kx.charged)) {
                 return;
             }
         }
@@ -597,14 +777,24 @@ static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi)
     brent_on(S, b, lo, hi, x, fx, x, PIK_HUGE, x, PIK_HUGE, 40, SRS_SEARCH_TOL);
 }
 
-/* Local search of branch b from psi0: bracket the minimum by walking downhill with growing steps,
- * then Brent's minimiser in the bracket. */
-static void local_search(srs_search *S, int b, pik_real psi0)
+/* Minimises branch b's cost on the cell [lo, hi] (smooth in psi between breakpoints but for the bands'
+ * corners; its ends are scored already) from its middle. */
+static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi)
+{
+    if (hi - lo > SRS_PSI_EPS) {
+        refine_on(S, b, lo, hi, PIK_R(0.5) * (lo + hi));
+    }
+}
+
+/* Local search of branch b from psi0: Newton's method; where it does not converge and the search is
+ * thorough, bracket the minimum by walking downhill with growing steps, then refine_on in the bracket
+ * (a search that is not thorough only seeds the incumbent of the branch and bound). */
+SRS_NOINLINE static void local_search(srs_search *S, int b, pik_real psi0, int thorough)
 {
     pik_real a, x, c, fa, fx, fc, f1, f2, step = PIK_R(0.02);
     int it, smooth;
-    fx = visit_newton(S, b, psi0, &f1, &f2, &smooth);
-    if (smooth && newton_on(S, b, psi0 - PIK_PI, psi0 + PIK_PI, psi0, fx, f1, f2)) {
+    fx = visit_newton(S, b, psi0, &f1, &f2, &smooth, 0);
+    if ((smooth && newton_on(S, b, psi0 - PIK_PI, psi0 + PIK_PI, psi0, fx, f1, f2, 0, 0) == 1) || !thorough) {
         return;
     }
     /* q_current on (or a hair past) a limit puts its own arm angle just outside the branch's limits,
@@ -648,7 +838,7 @@ static void local_search(srs_search *S, int b, pik_real psi0)
     if (!(fx <= fa && fx <= fc)) {
         return;
     }
-    brent_on(S, b, a, c, x, fx, a, fa, c, fc, 40, SRS_SEARCH_TOL);
+    refine_on(S, b, a, c, x);
 }
 
 /* Angular distance |wrap(a - b)|. */
@@ -810,8 +1000,11 @@ SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real 
 
 /* Deepest subdivision of a cell (into 1/8) where its bound stays below the best after the search. */
 #define SRS_CELL_SPLIT_DEPTH 3
-/* ... and only where the bound's gap to the best is at least this fraction of the best. */
-#define SRS_CELL_SPLIT_GAP PIK_R(0.1)
+/* ... and only where the bound's gap to the best is at least this fraction of the best: any gap above
+ * the cost's rounding (a cell holding two minima, the search having found the worse one, may be within
+ * 0.1 % of the best: a 10 % threshold missed such minima by 1e-3 rad with the default penalties);
+ * SRS_SPLIT_CELLS and the depth bound the work. */
+#define SRS_CELL_SPLIT_GAP PIK_TOL(1e-6, 1e-4)
 
 /* One cell [a0, a1] of branch b, every joint monotone in it (rate: the representative joints' rates at
  * its middle, whose signs hold throughout), rep_a / rep_b the representative angles at its ends: the
@@ -1103,6 +1296,125 @@ static pik_real branch_bound(const srs_search *S, int b, const pik_real th_c[7])
     return lb;
 }
 
+/*
+ * NEAREST's fast path: around q_current's arm angle, on its branch and on the branches it can reach
+ * continuously (a joint of t2, t4, t6 near 0 may change sign). Returns 1 when that result stands:
+ * an exact hold, or (only q_current's branch near) a minimum within SRS_TRUST_COST that no other
+ * branch can beat by the simple bound (lb, filled for every branch) and a coarse probe of its own
+ * branch does not beat; else the caller runs the branch and bound, with the best found here as its
+ * incumbent. Its own frame (the probe's tables), not under the branch and bound's.
+ */
+SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real *q_current_rad, const pik_real th_c[7],
+                                     pik_real lb[8])
+{
+    srs_best *best = S->best;
+    int b;
+    pik_real psi_c, lb_other = PIK_HUGE, sc_c[7], cc_c[7];
+    int b_c = (th_c[1] < 0) | ((th_c[3] < 0) << 1) | ((th_c[5] < 0) << 2), near_mask = 0, k;
+    const pik_real near = PIK_R(0.05);
+    srs_best probe;
+    int accept;
+    pik_srs_arm_angle(S->m, q_current_rad, &psi_c);
+    for (k = 0; k < 7; ++k) {
+        pik_sincos_r(th_c[k], &sc_c[k], &cc_c[k]);
+    }
+    if (S->P->n_gc4 == 1) {
+        b_c &= ~2;
+    }
+    for (b = 0; b < 8; ++b) {
+        int differs = b ^ b_c;
+        int reachable = !(differs & 1 && srs_from_singular(th_c[1]) > near) &&
+                        !(differs & 2 && pik_fabs(th_c[3]) > near) &&
+                        !(differs & 4 && srs_from_singular(th_c[5]) > near);
+        lb[b] = branch_bound(S, b, th_c);
+        if ((S->allowed & (1u << b)) && reachable) {
+            near_mask |= 1 << b;
+        }
+    }
+    for (b = 0; b < 8; ++b) {
+        /* with more than q_current's branch near, only an exact hold ends the search before the
+         * branch and bound: the other near branches' searches only seed its incumbent */
+        if (near_mask & (1 << b)) {
+            local_search(S, b, psi_c, b == b_c || near_mask == (1 << b_c));
+        }
+    }
+    for (b = 0; b < 8; ++b) {
+        if ((S->allowed & (1u << b)) && !(near_mask & (1 << b)) && lb[b] < lb_other) {
+            lb_other = lb[b];
+        }
+    }
+    /* Next to a singularity (near_mask has more than q_current's branch) the cost varies on the
+     * scale of q_current's distance from it, finer than the local search's steps: only an exact
+     * hold (cost ~0, and every cost is >= 0) is accepted without the branch and bound. */
+    accept = best->found && best->cost <= SRS_COST_TOL;
+    if (!accept) {
+        /* The probe decides where only q_current's branch is near and nothing else can beat the
+         * local minimum; elsewhere it seeds the branch and bound with an incumbent (without one,
+         * nothing is pruned until the sweep meets the optimum). A point whose bound (no atan2)
+         * already exceeds the local minimum cannot be better and is not visited. */
+        int decides = best->found && near_mask == (1 << b_c) && best->cost <= lb_other && best->cost <= SRS_TRUST_COST;
+        if (decides && !(best->branch == S->newton_branch && best->psi == S->newton_psi)) {
+            /* A local minimum on a limit edge (the branch leaves its limits next to it) does not
+             * decide: the branch may re-enter its limits elsewhere, nearer q_current, which only
+             * the branch and bound's cells see. A minimum where Newton's method converged is a
+             * stationary point of the cost, inside the limits, not on an edge. */
+            const pik_real edge = PIK_TOL(1e-7, 1e-4);
+            decides = visit_branch(S, best->branch, best->psi - edge) < PIK_HUGE &&
+                      visit_branch(S, best->branch, best->psi + edge) < PIK_HUGE;
+        }
+        probe.found = 0;
+        probe.cost = PIK_HUGE;
+        S->best = &probe;
+        for (b = 0; b < 8; ++b) {
+            for (k = 0; k < 8 && (near_mask & (1 << b)); ++k) {
+                pik_real psi = -PIK_PI + ((pik_real)k + PIK_R(0.5)) * (PIK_TWO_PI / PIK_R(8.0));
+                if (!best->found || probe_bound(S, b, psi, sc_c, cc_c) <= best->cost + SRS_COST_TOL) {
+                    visit_branch(S, b, psi);
+                }
+            }
+        }
+        S->best = best;
+        accept = decides && (!probe.found || best->cost <= probe.cost);
+        if (probe.found && (!best->found || probe.cost < best->cost)) {
+            *best = probe;
+        }
+    }
+    return accept;
+}
+
+/* Solves the chosen arm angle exactly, with the self-check, scores it with the kernel and fills sel
+ * (its own frame, not under the searches': pik_srs_select's stack is their deepest chain). The polish
+ * may end a hair outside a limit's tolerance where the search's linear form and the exact solution
+ * differ by rounding: then the unpolished winner stands. */
+SRS_NOINLINE static int finish(srs_search *S, srs_best best, srs_best unpolished, const pik_real *q_current_rad,
+                               pik_real *psi_rad_inout, pik_selection *sel)
+{
+    const pik_select_options *o = S->sc.o;
+    pik_solution sol;
+    pik_real q_sel[7];
+    pik_score_out r;
+    int verdict = pik_srs_solve_branch(S->m, S->P, best.psi, S->seed_theta, best.branch, &sol)
+                      ? pik_score(&S->sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
+                      : PIK_SCORE_OUTSIDE;
+    if (verdict != PIK_SCORE_OK && unpolished.found) {
+        best = unpolished;
+        verdict = pik_srs_solve_branch(S->m, S->P, best.psi, S->seed_theta, best.branch, &sol)
+                      ? pik_score(&S->sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
+                      : PIK_SCORE_OUTSIDE;
+    }
+    if (verdict != PIK_SCORE_OK) {
+        return verdict == PIK_SCORE_BLOCKED ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
+    }
+    if (!S->sc.q_current && q_current_rad) { /* policies without distance still report the step */
+        pik_score_steps(7, q_sel, q_current_rad, o->weights, &r);
+        r.switched = o->branch_current >= 0 && best.branch != o->branch_current && r.step_rad > S->sc.continuous;
+        S->sc.q_current = q_current_rad; /* for pik_selection_fill's distance and step bound */
+    }
+    pik_selection_fill(&S->sc, q_sel, &r, best.branch, sol.flags, sol.singularity, sel);
+    *psi_rad_inout = pik_wrap_pi(best.psi); /* the searches may step past +-pi */
+    return PIK_OK;
+}
+
 int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_real *q_current_rad,
                       pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
                       const pik_select_options *opts, pik_selection *sel)
@@ -1112,10 +1424,8 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     srs_pose P;
     srs_search S;
     srs_best best, unpolished;
-    pik_solution sol;
-    pik_real th_c[7], q_sel[7];
-    pik_score_out r;
-    int st, b, g, verdict;
+    pik_real th_c[7];
+    int st, b, g;
     if (sel == 0 || m == 0 || T == 0 || psi_rad_inout == 0) {
         return PIK_ERR_NULL;
     }
@@ -1175,74 +1485,9 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
             branch_and_bound(&S, g, th_c);
         }
     } else {
-        /* Nearest to q_current. Fast path: around q_current's arm angle, on its branch and on the
-         * branches it can reach continuously (a joint of t2, t4, t6 near 0 may change sign); kept when
-         * no other branch can beat it by the simple bound and a coarse probe of its own branch finds
-         * nothing better. Otherwise branch and bound over every cell of every arm. */
-        pik_real psi_c, lb_other = PIK_HUGE, lb[8];
-        int b_c = (th_c[1] < 0) | ((th_c[3] < 0) << 1) | ((th_c[5] < 0) << 2), near_mask = 0, k;
-        const pik_real near = PIK_R(0.05);
-        srs_best probe;
-        int accept;
-        pik_srs_arm_angle(m, q_current_rad, &psi_c);
-        for (k = 0; k < 7; ++k) {
-            pik_sincos_r(th_c[k], &S.sc_c[k], &S.cc_c[k]);
-        }
-        if (P.n_gc4 == 1) {
-            b_c &= ~2;
-        }
-        for (b = 0; b < 8; ++b) {
-            int differs = b ^ b_c;
-            int reachable = !(differs & 1 && srs_from_singular(th_c[1]) > near) &&
-                            !(differs & 2 && pik_fabs(th_c[3]) > near) &&
-                            !(differs & 4 && srs_from_singular(th_c[5]) > near);
-            lb[b] = branch_bound(&S, b, th_c);
-            if ((S.allowed & (1u << b)) && reachable) {
-                near_mask |= 1 << b;
-                local_search(&S, b, psi_c);
-            }
-        }
-        for (b = 0; b < 8; ++b) {
-            if ((S.allowed & (1u << b)) && !(near_mask & (1 << b)) && lb[b] < lb_other) {
-                lb_other = lb[b];
-            }
-        }
-        /* Next to a singularity (near_mask has more than q_current's branch) the cost varies on the
-         * scale of q_current's distance from it, finer than the local search's steps: only an exact
-         * hold (cost ~0, and every cost is >= 0) is accepted without the branch and bound. */
-        accept = best.found && best.cost <= SRS_COST_TOL;
-        if (!accept) {
-            /* The probe decides where only q_current's branch is near and nothing else can beat the
-             * local minimum; elsewhere it seeds the branch and bound with an incumbent (without one,
-             * nothing is pruned until the sweep meets the optimum). A point whose bound (no atan2)
-             * already exceeds the local minimum cannot be better and is not visited. */
-            int decides = best.found && near_mask == (1 << b_c) && best.cost <= lb_other;
-            if (decides && !(best.branch == S.newton_branch && best.psi == S.newton_psi)) {
-                /* A local minimum on a limit edge (the branch leaves its limits next to it) does not
-                 * decide: the branch may re-enter its limits elsewhere, nearer q_current, which only
-                 * the branch and bound's cells see. A minimum where Newton's method converged is a
-                 * stationary point of the cost, inside the limits, not on an edge. */
-                const pik_real edge = PIK_TOL(1e-7, 1e-4);
-                decides = visit_branch(&S, best.branch, best.psi - edge) < PIK_HUGE &&
-                          visit_branch(&S, best.branch, best.psi + edge) < PIK_HUGE;
-            }
-            probe.found = 0;
-            probe.cost = PIK_HUGE;
-            S.best = &probe;
-            for (b = 0; b < 8; ++b) {
-                for (k = 0; k < 8 && (near_mask & (1 << b)); ++k) {
-                    pik_real psi = -PIK_PI + ((pik_real)k + PIK_R(0.5)) * (PIK_TWO_PI / PIK_R(8.0));
-                    if (!best.found || probe_bound(&S, b, psi) <= best.cost + SRS_COST_TOL) {
-                        visit_branch(&S, b, psi);
-                    }
-                }
-            }
-            S.best = &best;
-            accept = decides && (!probe.found || best.cost <= probe.cost);
-            if (probe.found && (!best.found || probe.cost < best.cost)) {
-                best = probe;
-            }
-        }
+        /* nearest to q_current: the fast path, else the branch and bound over every cell of every arm */
+        pik_real lb[8];
+        int accept = nearest_fast(&S, q_current_rad, th_c, lb);
         if (!accept) {
             for (g = 0; g < P.n_gc4; ++g) {
                 int needed = 0;
@@ -1263,28 +1508,6 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     if (!best.found) {
         return S.blocked ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
-    /* Solve the chosen arm angle exactly, with the self-check, and score it with the kernel. The
-     * polish may end a hair outside a limit's tolerance where the search's linear form and the exact
-     * solution differ by rounding: then the unpolished winner stands. */
-    verdict = pik_srs_solve_branch(m, &P, best.psi, S.seed_theta, best.branch, &sol)
-                  ? pik_score(&S.sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
-                  : PIK_SCORE_OUTSIDE;
-    if (verdict != PIK_SCORE_OK && unpolished.found) {
-        best = unpolished;
-        verdict = pik_srs_solve_branch(m, &P, best.psi, S.seed_theta, best.branch, &sol)
-                      ? pik_score(&S.sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
-                      : PIK_SCORE_OUTSIDE;
-    }
-    if (verdict != PIK_SCORE_OK) {
-        return verdict == PIK_SCORE_BLOCKED ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
-    }
-    if (!S.sc.q_current && q_current_rad) { /* policies without distance still report the step */
-        pik_score_steps(7, q_sel, q_current_rad, o->weights, &r);
-        r.switched = o->branch_current >= 0 && best.branch != o->branch_current && r.step_rad > S.sc.continuous;
-        S.sc.q_current = q_current_rad; /* for pik_selection_fill's distance and step bound */
-    }
-    pik_selection_fill(&S.sc, q_sel, &r, best.branch, sol.flags, sol.singularity, sel);
-    *psi_rad_inout = pik_wrap_pi(best.psi); /* the searches may step past +-pi */
-    return PIK_OK;
+    return finish(&S, best, unpolished, q_current_rad, psi_rad_inout, sel);
 }
 
