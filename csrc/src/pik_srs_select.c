@@ -511,9 +511,11 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
         if (!(pik_fabs(step) <= SRS_NEWTON_STEP_MAX) || !(x + step > lo && x + step < hi)) {
             return 0;
         }
-        fn = visit_newton(S, b, x + step, &f1, &f2, &smooth, &K);
+        /* the last step's point needs no derivatives */
+        fn = pik_fabs(step) <= SRS_NEWTON_DONE ? visit_branch(S, b, x + step)
+                                               : visit_newton(S, b, x + step, &f1, &f2, &smooth, &K);
         if (!(fn <= fx + SRS_COST_TOL + PIK_TOL(1e-12, 1e-5) * fx)) {
-            if (pair && smooth && fn < PIK_HUGE && (f1 < 0) != (g1 < 0)) {
+            if (pair && pik_fabs(step) > SRS_NEWTON_DONE && smooth && fn < PIK_HUGE && (f1 < 0) != (g1 < 0)) {
                 pair[0].psi = x;
                 pair[0].f1 = g1;
                 pair[0].f2 = g2;
@@ -710,11 +712,13 @@ static int slope_root_on(srs_search *S, int b, pik_real a, pik_real c, pik_real 
                 return 1;             /* falling into the corner, rising out of it: the corner */
             }
         }
-        if (!(f2 > 0) || !(xn > a && xn < c)) {
+        int newton_step = f2 > 0 && xn > a && xn < c;
+        if (!newton_step) {
             xn = PIK_R(0.5) * (a + c);
             step = xn - x;
         }
-        if (pik_fabs(step) <= SRS_NEWTON_DONE * SRS_NEWTON_DONE || c - a <= 2 * SRS_SEARCH_TOL) {
+        /* a Newton step this small leaves ~K step^2 (newton_on); bisection ends at the resolution */
+        if ((newton_step && pik_fabs(step) <= SRS_NEWTON_DONE) || c - a <= 2 * SRS_SEARCH_TOL) {
             visit_branch(S, b, xn);
             return 1;
         }
@@ -1304,8 +1308,7 @@ static pik_real branch_bound(const srs_search *S, int b, const pik_real th_c[7])
  * branch does not beat; else the caller runs the branch and bound, with the best found here as its
  * incumbent. Its own frame (the probe's tables), not under the branch and bound's.
  */
-SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real *q_current_rad, const pik_real th_c[7],
-                                     pik_real lb[8])
+SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_real lb[8])
 {
     srs_best *best = S->best;
     int b;
@@ -1314,7 +1317,7 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real *q_current_ra
     const pik_real near = PIK_R(0.05);
     srs_best probe;
     int accept;
-    pik_srs_arm_angle(S->m, q_current_rad, &psi_c);
+    pik_srs_arm_angle(S->m, S->sc.q_current, &psi_c);
     for (k = 0; k < 7; ++k) {
         pik_sincos_r(th_c[k], &sc_c[k], &cc_c[k]);
     }
@@ -1487,7 +1490,7 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     } else {
         /* nearest to q_current: the fast path, else the branch and bound over every cell of every arm */
         pik_real lb[8];
-        int accept = nearest_fast(&S, q_current_rad, th_c, lb);
+        int accept = nearest_fast(&S, th_c, lb);
         if (!accept) {
             for (g = 0; g < P.n_gc4; ++g) {
                 int needed = 0;

@@ -73,8 +73,9 @@
  * a few DBL_EPSILON, so both the selection's and the brute force's joints there are only accurate to
  * ~DBL_EPSILON / |sin t2| (the elbow likewise through |sin t4|), and which of two arm angles a few
  * rounding steps apart looks nearer is luck. The allowance is NOISE_K DBL_EPSILON / s, s the smaller
- * singularity measure (pik_srs_singularity_of: min |sin t2|, |sin t4|, |sin t6|) of the two choices;
- * it matters only for s below ~1e-5. The count of comparisons that needed it is printed. */
+ * singularity measure (pik_srs_singularity_of: min |sin t2|, |sin t4|, |sin t6|) of the two choices,
+ * floored at S_FLOOR (below it the two take the same seed's split, and an excess is a miss); it
+ * matters only for s below ~1e-5. The count of comparisons that needed it is printed. */
 #define NOISE_K 4.0
 #define NEAREST_DEFAULT_POSES 5000 /* random poses per arm */
 #define SINGULAR_SAMPLES 8        /* samples per singular family (free joints at 0, at a limit, random) */
@@ -82,6 +83,8 @@
 #define NONE HUGE_VAL             /* the cost of "no in-limit solution" */
 
 static const double GRID_H = 2 * M_PI / N_GRID;
+/* The singularity measure below which the rounding allowance no longer grows (8.9e-4 rad). */
+static const double S_FLOOR = 1e-12;
 /* The rounding of a cost with penalties (terms up to ~10, a few operations each): 1e-14 relative. */
 static const double COST_NOISE = 1e-14;
 
@@ -592,7 +595,9 @@ static void run_problem(problem *P, stats *S)
                 if (sb < s) s = sb;
             }
         }
-        allowance = EXCESS_TOL + NOISE_K * DBL_EPSILON / (s > 1e-300 ? s : 1e-300);
+        /* at an exactly singular configuration (s ~ 1e-17 .. 1e-63) both take the seed's split of
+         * t1 + t3, so the allowance stops growing at S_FLOOR: a miss there is a miss */
+        allowance = EXCESS_TOL + NOISE_K * DBL_EPSILON / (s > S_FLOOR ? s : S_FLOOR);
         if (excess <= allowance) {
             S->within_rounding++;
             if (excess / allowance > S->max_allowance_used) S->max_allowance_used = excess / allowance;
