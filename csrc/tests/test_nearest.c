@@ -673,41 +673,55 @@ static void report(const char *name, const char *kind, const stats *S)
           name, kind, S->excess_fail, S->problems, EXCESS_TOL, S->max_dist_excess);
 }
 
+/* n random poses: one q_current perturbed (the sizes of RANDOM_EPS in turn), one uniform; every
+ * fourth pose with random weights. */
+static void run_random(problem *P, stats *S, int n, const char *family)
+{
+    int i;
+    sprintf(P->family, "%s", family);
+    for (i = 0; i < n; ++i) {
+        double eps[2];
+        eps[0] = RANDOM_EPS[i % NST(RANDOM_EPS)];
+        eps[1] = -1.0;
+        random_in_limits(P->m, P->q_target);
+        run_pose(P, S, eps, 2, i % 4 == 3);
+    }
+}
+
+/* Every singular family of srs_families.h, every `step`-th of its n_base samples, exact and perturbed. */
+static void run_families(problem *P, stats *S, int n_base, int step, const char *suffix)
+{
+    int fam, b, p, j;
+    for (fam = 0; fam < SRS_N_FAMILIES; ++fam) {
+        for (b = 0; b < n_base; b += step) {
+            pik_real q[7];
+            if (!srs_family_config(P->m, fam, b, q)) continue;
+            for (p = 0; p < NST(SINGULAR_PERTURB); ++p) {
+                for (j = 0; j < 7; ++j) {
+                    P->q_target[j] = q[j] + (pik_real)(p ? rng_uniform(-SINGULAR_PERTURB[p], SINGULAR_PERTURB[p]) : 0.0);
+                }
+                sprintf(P->family, "family %d sample %d perturbed %g%s", fam, b, SINGULAR_PERTURB[p], suffix);
+                run_pose(P, S, SINGULAR_EPS, NST(SINGULAR_EPS), 0);
+            }
+        }
+    }
+}
+
 static void test_arm(const pik_srs_model *m, int n_poses, int n_base, long *n_problems, double *max_excess,
                      long *ik_calls)
 {
     static problem P; /* static: the copy in stats holds one too */
     static stats R, G, D;
-    int i, fam, b, p, j;
+    int b, j;
     memset(&P, 0, sizeof P);
     memset(&R, 0, sizeof R);
     memset(&G, 0, sizeof G);
     memset(&D, 0, sizeof D);
     P.m = m;
     for (j = 0; j < 7; ++j) P.any_shift |= m->lower_rad[j] < -M_PI || m->upper_rad[j] > M_PI;
-    /* random poses: one perturbed q_current (the sizes in turn), one uniform */
-    sprintf(P.family, "random");
-    for (i = 0; i < n_poses; ++i) {
-        double eps[2];
-        eps[0] = RANDOM_EPS[i % NST(RANDOM_EPS)];
-        eps[1] = -1.0;
-        random_in_limits(m, P.q_target);
-        run_pose(&P, &R, eps, 2, i % 4 == 3);
-    }
-    /* singular families (test_singular.c's), exact and perturbed */
-    for (fam = 0; fam < SRS_N_FAMILIES; ++fam) {
-        for (b = 0; b < n_base; ++b) {
-            pik_real q[7];
-            if (!srs_family_config(m, fam, b, q)) continue;
-            for (p = 0; p < NST(SINGULAR_PERTURB); ++p) {
-                for (j = 0; j < 7; ++j) {
-                    P.q_target[j] = q[j] + (pik_real)(p ? rng_uniform(-SINGULAR_PERTURB[p], SINGULAR_PERTURB[p]) : 0.0);
-                }
-                sprintf(P.family, "family %d sample %d perturbed %g", fam, b, SINGULAR_PERTURB[p]);
-                run_pose(&P, &G, SINGULAR_EPS, NST(SINGULAR_EPS), 0);
-            }
-        }
-    }
+    /* random poses, then the singular families (test_singular.c's), exact and perturbed */
+    run_random(&P, &R, n_poses, "random");
+    run_families(&P, &G, n_base, 1, "");
     for (j = 0; j < 7; ++j) P.q_target[j] = 0;
     sprintf(P.family, "q = 0");
     run_pose(&P, &G, SINGULAR_EPS, NST(SINGULAR_EPS), 0);
@@ -719,27 +733,8 @@ static void test_arm(const pik_srs_model *m, int n_poses, int n_base, long *n_pr
     /* the default options (the Python ik's): soft-limit and singularity bands in the cost, on a
      * quarter of the random poses and every other sample of each singular family */
     P.penalised = 1;
-    sprintf(P.family, "random, default options");
-    for (i = 0; i < n_poses / 4; ++i) {
-        double eps[2];
-        eps[0] = RANDOM_EPS[i % NST(RANDOM_EPS)];
-        eps[1] = -1.0;
-        random_in_limits(m, P.q_target);
-        run_pose(&P, &D, eps, 2, i % 4 == 3);
-    }
-    for (fam = 0; fam < SRS_N_FAMILIES; ++fam) {
-        for (b = 0; b < n_base; b += 2) {
-            pik_real q[7];
-            if (!srs_family_config(m, fam, b, q)) continue;
-            for (p = 0; p < NST(SINGULAR_PERTURB); ++p) {
-                for (j = 0; j < 7; ++j) {
-                    P.q_target[j] = q[j] + (pik_real)(p ? rng_uniform(-SINGULAR_PERTURB[p], SINGULAR_PERTURB[p]) : 0.0);
-                }
-                sprintf(P.family, "family %d sample %d perturbed %g, default options", fam, b, SINGULAR_PERTURB[p]);
-                run_pose(&P, &D, SINGULAR_EPS, NST(SINGULAR_EPS), 0);
-            }
-        }
-    }
+    run_random(&P, &D, n_poses / 4, "random, default options");
+    run_families(&P, &D, n_base, 2, ", default options");
     P.penalised = 0;
     report(m->name, "random", &R);
     report(m->name, "singular", &G);
