@@ -400,7 +400,7 @@ static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T
         /* n = sqrt(d1) folds at the cylinder: rounding in d1 (~1e-16 r^2) would move theta1 by
          * sqrt(1e-16) r / b. Within PIK_ELBOW_CLAMP_REL r^2 of it the wrist centre is taken onto
          * the cylinder (n = 0), which moves it by |d1| / (r + |b|) <= 1e-12 r / 2 (as the elbow's
-         * clamp does). */
+         * clamp does; 5e-6 in float). */
         if (d1 < -PIK_ELBOW_CLAMP_REL * r2) {
             return PIK_UNREACHABLE; /* inside the cylinder |wc_xy| = |b| around axis 1 */
         }
