@@ -51,6 +51,15 @@ static inline pik_real joint_sign(const pik_arm6_model *m, int i)
     return (m->reversed_joints >> i) & 1u ? PIK_R(-1.0) : PIK_R(1.0);
 }
 
+/* Inlining of the solver's parts (GCC, clang): see ik_solve. */
+#if defined(__GNUC__)
+#define ARM6_ALWAYS_INLINE inline __attribute__((always_inline))
+#define ARM6_NOINLINE __attribute__((noinline))
+#else
+#define ARM6_ALWAYS_INLINE
+#define ARM6_NOINLINE
+#endif
+
 typedef struct joint_sc {
     pik_real s[6];
     pik_real c[6];
@@ -65,8 +74,12 @@ static void compose(const pik_arm6_model *m, const joint_sc *j, pik_real R[9], p
     pik_real R03[9], R36[9];
     pik_real u = m->a2_m + m->a3_m * c[2] + m->d4_m * s[2];
     pik_real v = m->a3_m * s[2] - m->d4_m * c[2];
-    pik_real x1 = m->a1_m + (c[1] * u - s[1] * v);
+    pik_real x1 = c[1] * u - s[1] * v, y1 = 0.0; /* wc = Rz(t1) (x1, y1, z) */
     int r;
+    if (m->a1_m != 0 || m->b_m != 0) {
+        x1 += m->a1_m;
+        y1 = m->b_m;
+    }
     R03[0] = c[0] * c23; R03[1] = -c[0] * s23; R03[2] = -s[0];
     R03[3] = s[0] * c23; R03[4] = -s[0] * s23; R03[5] = c[0];
     R03[6] = -s23;       R03[7] = -c23;        R03[8] = 0.0;
@@ -84,14 +97,20 @@ static void compose(const pik_arm6_model *m, const joint_sc *j, pik_real R[9], p
         R[3 * r + 1] = R03[3 * r] * R36[1] + R03[3 * r + 1] * R36[4] + R03[3 * r + 2] * R36[7];
         R[3 * r + 2] = R03[3 * r] * R36[2] + R03[3 * r + 1] * R36[5] + R03[3 * r + 2] * R36[8];
     }
-    p[0] = (c[0] * x1 - s[0] * m->b_m) + m->d6_m * R[2];
-    p[1] = (s[0] * x1 + c[0] * m->b_m) + m->d6_m * R[5];
+    p[0] = (c[0] * x1 - s[0] * y1) + m->d6_m * R[2];
+    p[1] = (s[0] * x1 + c[0] * y1) + m->d6_m * R[5];
     p[2] = m->d1_m - (s[1] * u + c[1] * v) + m->d6_m * R[8];
 }
 
 static void joint_sincos(const pik_arm6_model *m, const pik_real q_rad[6], joint_sc *j)
 {
     int i;
+    if (m->reversed_joints == 0) {
+        for (i = 0; i < 6; ++i) {
+            pik_sincos_r(q_rad[i] + m->theta_offset_rad[i], &j->s[i], &j->c[i]);
+        }
+        return;
+    }
     for (i = 0; i < 6; ++i) {
         pik_sincos_r(joint_sign(m, i) * q_rad[i] + m->theta_offset_rad[i], &j->s[i], &j->c[i]);
     }
@@ -234,7 +253,7 @@ static pik_real joint_angle(const pik_arm6_model *m, int i, pik_real theta)
  * unsigned joint angles checked against the model's limits in that space (see joint_angle). The
  * flip (theta4 + pi, -theta5, theta6 + pi) is formed as theta -+ pi toward zero, staying in
  * [-pi, pi]. Nothing is emitted when the check failed. */
-static void emit_arm(const pik_arm6_model *m, const pik_real theta[6], int n_wrist, uint32_t flags,
+static ARM6_ALWAYS_INLINE void emit_arm(const pik_arm6_model *m, const pik_real theta[6], int n_wrist, uint32_t flags,
                      pik_real pos_err, pik_real rot_err, pik_real singularity, int ok, int only_in_limits,
                      pik_solution_set *out)
 {
@@ -295,12 +314,9 @@ int pik_arm6_ik(const pik_arm6_model *m, const pik_real T[16], const pik_real *s
 /* The solver, for an arm with (lateral) or without a lateral offset b and with (shared_elbow) or
  * without a shoulder offset a1. pik_arm6_ik_ex calls it with constants for arms without either (the
  * PiPER) so that the compiler drops the offsets' bookkeeping there, and with the model's values
- * otherwise: one algorithm, two instantiations. */
-#if defined(__GNUC__)
-#define ARM6_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define ARM6_ALWAYS_INLINE
-#endif
+ * otherwise (ik_offsets): one algorithm, two instantiations. It returns unsigned joint angles
+ * (joint_angle) checked against the model's limits as they are: ik_reversed gives it a model whose
+ * limits are mirrored for the reversed joints and applies the signs afterwards. */
 
 static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
                                        unsigned options, pik_solution_set *out, int lateral, int shared_elbow)
@@ -328,7 +344,6 @@ static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T
     int kept[MAX_ARMS];
     pik_real th1_arm[MAX_ARMS], th3_arm[MAX_ARMS];
     uint32_t sing_shoulder = 0u;
-    pik_arm6_model mirrored; /* a model with reversed joints: its limits in the unsigned space */
 
     if (out == 0) {
         return PIK_ERR_NULL;
@@ -348,19 +363,6 @@ static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T
     }
     if (pik_tool_present(m->T_tool)) {
         pik_tool_strip(m->T_tool, R, p); /* T is the TCP: solve for the flange */
-    }
-    if (m->reversed_joints) {
-        /* The solver works on theta - offset (joint_angle) and applies the signs at the end:
-         * s q in [lo, hi]  <=>  q in [-hi, -lo] for s = -1. Arms without reversed joints (the
-         * PiPER) pay one test. */
-        mirrored = *m;
-        for (ai = 0; ai < 6; ++ai) {
-            if ((m->reversed_joints >> ai) & 1u) {
-                mirrored.lower_rad[ai] = -m->upper_rad[ai];
-                mirrored.upper_rad[ai] = -m->lower_rad[ai];
-            }
-        }
-        m = &mirrored;
     }
     seed_th1 = (seed_q_rad ? joint_sign(m, 0) * seed_q_rad[0] : 0) + m->theta_offset_rad[0];
     seed_th4 = (seed_q_rad ? joint_sign(m, 3) * seed_q_rad[3] : 0) + m->theta_offset_rad[3];
@@ -625,29 +627,51 @@ static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T
         emit_arm(m, theta, n_wrist[k], arm_flags[k], pos_err, rot_err,
                  pik_fabs(arm[k].s[4]) < sing_arm ? pik_fabs(arm[k].s[4]) : sing_arm, ok, only_in_limits, out);
     }
-    if (m->reversed_joints) {
-        /* back from the unsigned space: q = s (theta - offset) */
-        for (ai = 0; ai < out->count; ++ai) {
-            for (si = 0; si < 6; ++si) {
-                if ((m->reversed_joints >> si) & 1u) {
-                    out->sol[ai].q_rad[si] = -out->sol[ai].q_rad[si];
-                }
-            }
-        }
-    }
     if (out->count > 0) {
         return PIK_OK;
     }
     return only_in_limits && n_arms > 0 ? PIK_NONE_IN_LIMITS : PIK_UNREACHABLE;
 }
 
+/* Arms with a shoulder or lateral offset (or reversed joints, through ik_reversed). */
+static ARM6_NOINLINE int ik_offsets(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
+                                    unsigned options, pik_solution_set *out)
+{
+    return ik_solve(m, T, seed_q_rad, options, out, m->b_m != 0, m->a1_m == 0);
+}
+
+/* Arms with reversed joints: the solver on a copy whose limits are those of theta - offset
+ * (s q in [lo, hi]  <=>  q in [-hi, -lo] for s = -1), then q = s (theta - offset). The copy lives in
+ * this frame, not in the PiPER's path. */
+static ARM6_NOINLINE int ik_reversed(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
+                                     unsigned options, pik_solution_set *out)
+{
+    pik_arm6_model mirrored = *m;
+    int i, k, status;
+    for (i = 0; i < 6; ++i) {
+        if ((m->reversed_joints >> i) & 1u) {
+            mirrored.lower_rad[i] = -m->upper_rad[i];
+            mirrored.upper_rad[i] = -m->lower_rad[i];
+        }
+    }
+    status = ik_offsets(&mirrored, T, seed_q_rad, options, out);
+    for (k = 0; out != 0 && k < out->count; ++k) {
+        for (i = 0; i < 6; ++i) {
+            if ((m->reversed_joints >> i) & 1u) {
+                out->sol[k].q_rad[i] = -out->sol[k].q_rad[i];
+            }
+        }
+    }
+    return status;
+}
+
 int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad, unsigned options,
                    pik_solution_set *out)
 {
-    if (m != 0 && m->a1_m == 0 && m->b_m == 0) {
+    if (m == 0 || (m->a1_m == 0 && m->b_m == 0 && m->reversed_joints == 0)) {
         return ik_solve(m, T, seed_q_rad, options, out, 0, 1);
     }
-    return ik_solve(m, T, seed_q_rad, options, out, m != 0 && m->b_m != 0, m != 0 && m->a1_m == 0);
+    return m->reversed_joints ? ik_reversed(m, T, seed_q_rad, options, out) : ik_offsets(m, T, seed_q_rad, options, out);
 }
 
 uint32_t pik_arm6_branch(const pik_arm6_model *m, const pik_real q_rad[6])
