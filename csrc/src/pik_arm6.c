@@ -235,7 +235,7 @@ static int self_check(const pik_arm6_model *m, const joint_sc *j, const pik_real
 }
 
 /* True when q, q + 2pi or q - 2pi lies within [lo, hi] (the selection may shift a joint by 2pi). */
-static int admissible(pik_real q, pik_real lo, pik_real hi)
+static ARM6_ALWAYS_INLINE int admissible(pik_real q, pik_real lo, pik_real hi)
 {
     return pik_within(q, lo, hi) | pik_within(q + PIK_TWO_PI, lo, hi) | pik_within(q - PIK_TWO_PI, lo, hi);
 }
@@ -244,7 +244,7 @@ static int admissible(pik_real q, pik_real lo, pik_real hi)
  * against limits mirrored for reversed joints, and applies the signs once at the end). theta is
  * already in [-pi, pi], so joints without an offset (a model constant: the branch always goes the
  * same way) need no wrap. */
-static pik_real joint_angle(const pik_arm6_model *m, int i, pik_real theta)
+static ARM6_ALWAYS_INLINE pik_real joint_angle(const pik_arm6_model *m, int i, pik_real theta)
 {
     return m->theta_offset_rad[i] == 0 ? theta : pik_wrap_pi(theta - m->theta_offset_rad[i]);
 }
@@ -314,9 +314,10 @@ int pik_arm6_ik(const pik_arm6_model *m, const pik_real T[16], const pik_real *s
 /* The solver, for an arm with (lateral) or without a lateral offset b and with (shared_elbow) or
  * without a shoulder offset a1. pik_arm6_ik_ex calls it with constants for arms without either (the
  * PiPER) so that the compiler drops the offsets' bookkeeping there, and with the model's values
- * otherwise (ik_offsets): one algorithm, two instantiations. It returns unsigned joint angles
- * (joint_angle) checked against the model's limits as they are: ik_reversed gives it a model whose
- * limits are mirrored for the reversed joints and applies the signs afterwards. */
+ * otherwise (ik_offsets): one algorithm, two instantiations (one with PIK_ARM6_SPECIALISED = 0).
+ * It returns unsigned joint angles (joint_angle) checked against the model's limits as they are:
+ * ik_reversed gives it a model whose limits are mirrored for the reversed joints and applies the
+ * signs afterwards. */
 
 static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
                                        unsigned options, pik_solution_set *out, int lateral, int shared_elbow)
@@ -665,12 +666,33 @@ static ARM6_NOINLINE int ik_reversed(const pik_arm6_model *m, const pik_real T[1
     return status;
 }
 
+/* Arms without offsets or reversed joints (the PiPER): the solver specialised for them. Not inlined
+ * into pik_arm6_ik_ex, so that the worst-case stack of a call is one solver frame, not two. */
+#if PIK_ARM6_SPECIALISED
+static ARM6_NOINLINE int ik_plain(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
+                                  unsigned options, pik_solution_set *out)
+{
+    return ik_solve(m, T, seed_q_rad, options, out, 0, 1);
+}
+#endif
+
 int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad, unsigned options,
                    pik_solution_set *out)
 {
+#if PIK_ARM6_SPECIALISED
     if (m == 0 || (m->a1_m == 0 && m->b_m == 0 && m->reversed_joints == 0)) {
-        return ik_solve(m, T, seed_q_rad, options, out, 0, 1);
+        return ik_plain(m, T, seed_q_rad, options, out);
     }
+#else
+    if (m == 0) {
+        if (out != 0) {
+            out->count = 0;
+            out->dof = 6;
+            out->rejected = 0;
+        }
+        return PIK_ERR_NULL;
+    }
+#endif
     return m->reversed_joints ? ik_reversed(m, T, seed_q_rad, options, out) : ik_offsets(m, T, seed_q_rad, options, out);
 }
 
