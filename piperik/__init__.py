@@ -2,7 +2,8 @@
 
 >>> import numpy as np, piperik
 >>> arm = piperik.Piper()                 # AgileX PiPER, firmware >= S-V1.6-3 joint zeros
-                                          # (also piperik.Nero(), piperik.Iiwa14(): 7-DOF)
+                                          # (also piperik.Nero(), piperik.Iiwa14(): 7-DOF;
+                                          # piperik.Arm6.from_opw(...): any OPW-class 6R arm)
 >>> T = arm.fk([0.2, 1.0, -1.2, 0.1, 0.5, 0.0])
 >>> Q = arm.ik_all(T)                      # (k, 6): every exact solution, k <= 8
 >>> q = arm.ik(T, q_current=np.zeros(6))   # the in-limit solution nearest q_current
@@ -20,9 +21,10 @@ from .poses import (
     q_from_mdeg,
     q_to_mdeg,
 )
-from .robots import Iiwa14, Nero, PathReport, Piper, SelectOptions, Selection, Solution, tool_matrix
+from .robots import Arm6, Iiwa14, Nero, PathReport, Piper, SelectOptions, Selection, Solution, tool_matrix
 
 __all__ = [
+    "Arm6",
     "Iiwa14",
     "Nero",
     "NoSolutionError",

@@ -112,6 +112,9 @@ cdef extern from "piperik/piperik.h" nogil:
         pik_real lower_rad[6]
         pik_real upper_rad[6]
         pik_real T_tool[16]
+        pik_real a1_m
+        pik_real b_m
+        uint32_t reversed_joints
 
     ctypedef struct pik_srs_model:
         const char *name

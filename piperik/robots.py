@@ -12,6 +12,8 @@ joint vectors (``q``, ``q_current``, ``q_start``, ``seed``) finite with |q| <= 1
 """
 from __future__ import annotations
 
+import copy
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Tuple
@@ -159,65 +161,84 @@ def tool_matrix(tool) -> Optional[np.ndarray]:
     return None if T is None else _core.Arm6.piper(False).with_tool(T).tool
 
 
-class Piper:
-    """The AgileX PiPER (6-DOF, spherical wrist, 21.98 mm elbow offset).
+def _six(values, name: str, unit: str, limit: float) -> np.ndarray:
+    """Six finite numbers with |v| <= limit, else ValueError naming ``name`` and the rule."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected 6 numbers [{unit}], got {values!r}") from None
+    if arr.shape != (6,):
+        raise ValueError(f"{name}: expected 6 numbers [{unit}], got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(np.abs(arr) > limit):
+        raise ValueError(f"{name}: every entry must be finite with |{name}| <= {limit:g} {unit}, got {arr.tolist()}")
+    return arr
 
-    The model is piper_sdk's modified DH (lengths in metres). By default the joint zeros of firmware
-    S-V1.6-3 and later (piper_sdk ``dh_is_offset=1``); ``legacy_zero=True`` selects the zeros of
-    older firmware (``dh_is_offset=0``: joint 2 and 3 offsets -174.22 and -100.78 deg). A wrong
-    choice costs about 10 mm at the flange. Joint limits are piper_sdk's soft limits.
-    ``variant="h"`` / ``"l"``: the PiPER H / PiPER L (AgileX's firmware tables: the same layout with
-    a longer forearm and flange (H) or upper arm and forearm (L)); the PiPER X has an offset wrist and
-    is refused. :meth:`from_dh` builds one from a modified-DH table (calibrated lengths).
 
-    Poses are the flange (DH frame 6, URDF ``link6``, the firmware's "end pose") in the base frame,
-    or, with ``tool`` (a 4x4 flange -> TCP transform or ``(x, y, z, roll, pitch, yaw)`` [m, rad]),
-    the tool centre point's: :meth:`fk` returns it and every IK entry point takes it, composed with
-    the tool exactly in the C core. Example, AgileX's parallel gripper (its SDK demo's TCP, 0.145 m
-    along the flange z; measure your own): ``Piper(tool=(0, 0, 0.145, 0, 0, 0))``.
+def _signs_mask(signs) -> int:
+    """Joint signs (6 values, each +1 or -1; None: all +1) as the C model's reversed_joints bits."""
+    if signs is None:
+        return 0
+    try:
+        arr = np.asarray(signs, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"signs: expected 6 values, each +1 or -1, got {signs!r}") from None
+    if arr.shape != (6,) or not np.all((arr == 1) | (arr == -1)):
+        raise ValueError(f"signs: expected 6 values, each +1 or -1, got {np.asarray(signs).tolist()!r}")
+    return sum(1 << i for i in range(6) if arr[i] < 0)
+
+
+def _limits(lower, upper, default_lower, default_upper) -> Tuple[np.ndarray, np.ndarray]:
+    lo = np.array(default_lower if lower is None else _six(lower, "lower", "rad", 1e3), dtype=float)
+    hi = np.array(default_upper if upper is None else _six(upper, "upper", "rad", 1e3), dtype=float)
+    bad = np.nonzero(lo > hi)[0]
+    if bad.size:
+        j = int(bad[0])
+        raise ValueError(f"lower, upper: joint {j + 1} has lower = {float(lo[j])!r} > upper = {float(hi[j])!r}")
+    return lo, hi
+
+
+def _wrap(angle: float) -> float:
+    """An angle in [-pi, pi)."""
+    return float((angle + np.pi) % (2 * np.pi) - np.pi)
+
+
+class Arm6:
+    """A 6-DOF arm with a spherical wrist of the ortho-parallel-basis (OPW) class: the AgileX PiPER
+    (:class:`Piper`) and most industrial 6R arms (KUKA KR, ABB IRB, FANUC, Staeubli, Yaskawa, ...).
+
+    Build one with :meth:`from_opw` (the OPW parameters a1, a2, b, c1..c4, joint offsets and signs
+    of Brandstoetter, Angerer, Hofbaur 2014, as ROS-Industrial's ``opw_kinematics`` publishes them)
+    or :meth:`from_dh` (a modified-DH table of the PiPER's layout, with a shoulder offset a1 and a
+    lateral offset b allowed). Every arm of the class has up to 8 exact solutions per pose, from the
+    one closed-form solver of the C core (the same singular handling, flags, selection and paths as
+    the PiPER). Arms outside the class (an offset wrist, axes 2 and 3 not parallel, ...) are
+    refused with a ``ValueError`` naming the violated condition.
+
+    Poses are the flange's (OPW: the frame after ``Tz(c4)``, ROS-Industrial's ``tool0``) in the
+    base frame, or, with ``tool``, the tool centre point's, exactly as for :class:`Piper`.
     """
 
     dof: int = 6
-    ee_frame: str = "link6"
-    #: default timing limits: the firmware's maximum joint speed (3 rad/s) and acceleration (5 rad/s^2);
-    #: each instance has its own read-only copies as ``max_velocity`` / ``max_acceleration``
+    ee_frame: str = ""
+    #: default timing limits [rad/s], [rad/s^2] (the PiPER firmware's; for another arm pass your
+    #: own arrays to ``time_parameterize``)
     DEFAULT_MAX_VELOCITY: Tuple[float, ...] = (3.0,) * 6
     DEFAULT_MAX_ACCELERATION: Tuple[float, ...] = (5.0,) * 6
-
-    #: the AgileX arms of the PiPER's layout (spherical wrist): variant -> (core factory, URDF)
-    _VARIANTS = {"h": ("piper_h", "piper_h.urdf"), "l": ("piper_l", "piper_l.urdf")}
-    #: Craig modified-DH twists of the PiPER layout (row i: Rx(alpha) Tx(a) Rz(q + offset) Tz(d))
+    #: Craig modified-DH twists of the layout (row i: Rx(alpha) Tx(a) Rz(s q + offset) Tz(d))
     DH_ALPHA_RAD: Tuple[float, ...] = (0.0, -np.pi / 2, 0.0, np.pi / 2, -np.pi / 2, np.pi / 2)
+    #: default joint limits of :meth:`from_opw` / :meth:`Arm6.from_dh`: none (every solution,
+    #: each joint in [-pi, pi], is admissible)
+    _DEFAULT_LOWER: Tuple[float, ...] = (-np.pi,) * 6
+    _DEFAULT_UPPER: Tuple[float, ...] = (np.pi,) * 6
 
-    def __init__(self, legacy_zero: bool = False, *, variant: Optional[str] = None, tool=None) -> None:
-        if not isinstance(legacy_zero, (bool, np.bool_)):
-            raise ValueError(f"legacy_zero: expected True or False, got {legacy_zero!r}")
-        if variant is None:
-            arm = _core.Arm6.piper(bool(legacy_zero))
-            urdf = "piper_legacy_zero.urdf" if legacy_zero else "piper.urdf"
-        elif isinstance(variant, str) and variant.lower() in self._VARIANTS:
-            if legacy_zero:
-                raise ValueError("legacy_zero: the old joint zeros exist for the original PiPER only, not variant "
-                                 f"{variant!r}")
-            factory, urdf = self._VARIANTS[variant.lower()]
-            arm = getattr(_core.Arm6, factory)()
-        elif isinstance(variant, str) and variant.lower() == "x":
-            raise ValueError("variant: the PiPER X has an offset wrist (its last three axes do not meet: a4 = "
-                             "0.27364 m, a5 = 0.07466 m, d6 = 0.03526 m in AgileX's table), outside the "
-                             "spherical-wrist class piperik solves in closed form")
-        else:
-            raise ValueError(f"variant: expected None (the PiPER), 'h' (PiPER H) or 'l' (PiPER L), got {variant!r}")
-        self._setup(arm, bool(legacy_zero), None if variant is None else variant.lower(), tool,
-                    MODELS_DIR / urdf)
+    def __init__(self) -> None:
+        raise TypeError("Arm6: build one with Arm6.from_opw(...) or Arm6.from_dh(...), or use piperik.Piper()")
 
-    def _setup(self, arm, legacy_zero: bool, variant: Optional[str], tool, urdf_path: Optional[Path]) -> None:
+    def _set_arm(self, arm, tool) -> None:
         tool_T = _tool_matrix(tool)
         if tool_T is not None:
             arm = arm.with_tool(tool_T)
         self._arm = arm
-        self.legacy_zero = legacy_zero
-        #: None (the PiPER), "h" or "l", or "custom" for :meth:`from_dh`
-        self.variant = variant
         self.name = arm.name
         #: joint limits [rad], shape (6,); per instance and read-only (the solver uses its own copy)
         self.lower: np.ndarray = _readonly(arm.lower)
@@ -226,22 +247,90 @@ class Piper:
         #: (for other limits pass your own arrays to ``time_parameterize``)
         self.max_velocity: np.ndarray = _readonly(self.DEFAULT_MAX_VELOCITY)
         self.max_acceleration: np.ndarray = _readonly(self.DEFAULT_MAX_ACCELERATION)
-        #: a URDF shipped in the package whose chain equals this model (Pinocchio FK of
-        #: ``ee_frame`` equals :meth:`fk` to 1e-12); None for a model from :meth:`from_dh`
-        self.urdf_path: Optional[Path] = urdf_path
 
     @classmethod
-    def from_dh(cls, dh, *, lower=None, upper=None, tool=None) -> "Piper":
-        """An arm of the PiPER's layout from its modified-DH table: calibrated lengths or joint zeros
-        of your unit, or another arm of the same shape.
+    def _from_core(cls, arm, tool, description: str):
+        out = cls.__new__(cls)
+        if isinstance(out, Piper):
+            out.legacy_zero = False
+            out.variant = "custom"
+        out._set_arm(arm, tool)
+        #: a URDF shipped in the package whose chain equals this model; None for a built model
+        out.urdf_path = None
+        out._description = description
+        return out
+
+    @classmethod
+    def from_opw(cls, *, a1: float, a2: float, b: float, c1: float, c2: float, c3: float, c4: float,
+                 offsets_rad=None, signs=None, lower=None, upper=None, tool=None) -> "Arm6":
+        """An arm of the OPW class from its parameters [m, rad] (``opw_kinematics`` convention).
+
+        Forward kinematics, with t_i = signs[i] * q_i - offsets_rad[i]::
+
+            T = Rz(t1) Tz(c1) T(a1, b, 0) Ry(t2) Tz(c2) Ry(t3) T(a2, 0, c3) Rz(t4) Ry(t5) Rz(t6) Tz(c4)
+
+        ``a1``: shoulder offset (axis 1 to axis 2, radially), ``a2``: elbow offset (axis 3 to the
+        forearm), ``b``: lateral offset (along axis 2), ``c1``: base height of axis 2, ``c2``: upper
+        arm (> 0), ``c3``: forearm (axis 3 to the wrist centre), ``c4``: wrist centre to flange.
+        ``offsets_rad`` (6, default zeros) and ``signs`` (6 values +1 / -1, default all +1) map the
+        arm's joint angles q to the model's. ``lower`` / ``upper``: joint limits [rad] (default
+        +-pi: none). ``tool``: as in :class:`Piper`. Rules, each a ``ValueError`` naming the
+        argument: every number finite with |.| <= 1e6 m (offsets and limits <= 1e3 rad), ``c2 > 0``,
+        ``a2`` and ``c3`` not both 0 (the wrist centre would lie on axis 3), ``c2 !=
+        sqrt(a2^2 + c3^2)`` (the wrist centre could fold onto axis 2), ``lower <= upper``.
+
+        Example, the KUKA KR 6 R700 sixx (ROS-Industrial's opw_kinematics parameters)::
+
+            arm = piperik.Arm6.from_opw(a1=0.025, a2=-0.035, b=0.0, c1=0.400, c2=0.315, c3=0.365,
+                                        c4=0.080, offsets_rad=[0, -np.pi / 2, 0, 0, 0, 0],
+                                        signs=[-1, 1, 1, -1, 1, -1])
+        """
+        vals = {}
+        for name, value in (("a1", a1), ("a2", a2), ("b", b), ("c1", c1), ("c2", c2), ("c3", c3), ("c4", c4)):
+            if isinstance(value, (str, bytes)) or np.ndim(value) != 0:
+                raise ValueError(f"{name}: expected a number [m], got {value!r}")
+            try:
+                v = float(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name}: expected a number [m], got {value!r}") from None
+            if not math.isfinite(v) or abs(v) > 1e6:
+                raise ValueError(f"{name} = {v!r}: must be finite with |{name}| <= 1e6 m")
+            vals[name] = v
+        if not vals["c2"] > 0:
+            raise ValueError(f"c2 = {vals['c2']!r}: the upper arm (axis 2 to axis 3) must be longer than 0")
+        forearm = math.hypot(vals["a2"], vals["c3"])
+        if not forearm > 1e-9:
+            raise ValueError("a2, c3: must not both be 0 (the wrist centre would lie on axis 3, which would not move it)")
+        if abs(vals["c2"] - forearm) < 1e-9:
+            raise ValueError(f"c2 = {vals['c2']!r} equals sqrt(a2^2 + c3^2): the wrist centre could fold onto axis 2 "
+                             "(q2 undetermined), outside the solver's class")
+        offsets = np.zeros(6) if offsets_rad is None else _six(offsets_rad, "offsets_rad", "rad", 1e3)
+        reversed_joints = _signs_mask(signs)
+        lo, hi = _limits(lower, upper, cls._DEFAULT_LOWER, cls._DEFAULT_UPPER)
+        # the model's modified DH (pik_arm6.h): theta = s q + theta_offset, t2 = theta2 + pi/2, t3 = theta3 - pi/2
+        theta_offset = -offsets + np.array([0.0, -np.pi / 2, np.pi / 2, 0.0, 0.0, 0.0])
+        arm = _core.Arm6.from_params(vals["c1"], vals["c2"], vals["a2"], vals["c3"], vals["c4"], theta_offset, lo, hi,
+                                     a1_m=vals["a1"], b_m=vals["b"], reversed_joints=reversed_joints)
+        sig = [-1 if reversed_joints >> i & 1 else 1 for i in range(6)]
+        desc = (f"{cls.__name__}.from_opw(a1={vals['a1']!r}, a2={vals['a2']!r}, b={vals['b']!r}, c1={vals['c1']!r}, "
+                f"c2={vals['c2']!r}, c3={vals['c3']!r}, c4={vals['c4']!r}, offsets_rad={offsets.tolist()!r}, "
+                f"signs={sig!r}")
+        return cls._from_core(arm, tool, desc)
+
+    @classmethod
+    def from_dh(cls, dh, *, signs=None, lower=None, upper=None, tool=None) -> "Arm6":
+        """An arm of the OPW class from its modified-DH table: calibrated lengths or joint zeros of
+        your unit, or another arm of that shape.
 
         ``dh``: 6 rows ``(d, a, alpha, theta_offset)`` [m, rad], link transform ``Rx(alpha) Tx(a)
-        Rz(q + theta_offset) Tz(d)`` (the layout of AgileX's ``ROBOT_MDH_PRESET`` and of piper_sdk):
-        alphas (0, -pi/2, 0, pi/2, -pi/2, pi/2); ``a`` zero but in rows 3 (upper arm) and 4 (elbow
-        offset); ``d`` zero but in rows 1 (base height), 4 (forearm) and 6 (flange). A table of
-        another shape is refused with a ``ValueError`` naming the entry and the rule (a shoulder
-        offset, a lateral offset or an offset wrist is outside this solver). ``lower`` / ``upper``:
-        joint limits [rad] (default the PiPER's). ``tool``: as in the constructor.
+        Rz(s q + theta_offset) Tz(d)`` (the layout of AgileX's ``ROBOT_MDH_PRESET`` and of
+        piper_sdk): alphas (0, -pi/2, 0, pi/2, -pi/2, pi/2); ``a`` free in row 2 (the shoulder
+        offset, OPW a1), 3 (upper arm, > 0) and 4 (elbow offset), zero in rows 1, 5 and 6; ``d``
+        free in rows 1 (base height), 2 and 3 (their sum is the lateral offset, OPW b), 4 (forearm)
+        and 6 (flange), zero in row 5. A table of another shape is refused with a ``ValueError``
+        naming the entry and the rule (an offset wrist, e.g. the PiPER X, is outside the class).
+        ``signs``: 6 values +1 / -1 (s, default all +1). ``lower`` / ``upper``: joint limits [rad]
+        (default: :class:`Arm6` none, :class:`Piper` the PiPER's). ``tool``: as in :class:`Piper`.
         """
         try:
             D = np.asarray(dh, dtype=float)
@@ -256,51 +345,57 @@ class Piper:
             d, a, alpha = (float(v) for v in D[i, :3])
             if abs(alpha - cls.DH_ALPHA_RAD[i]) > tol:
                 raise ValueError(f"dh[{i}].alpha = {alpha!r}: the PiPER layout needs {cls.DH_ALPHA_RAD[i]!r} "
-                                 "(alphas 0, -pi/2, 0, pi/2, -pi/2, pi/2)")
-            if i in (0, 1) and abs(a) > tol:
-                raise ValueError(f"dh[{i}].a = {a!r}: a shoulder offset (OPW a1) is outside this solver; "
-                                 "rows 1 and 2 need a = 0")
+                                 "(alphas 0, -pi/2, 0, pi/2, -pi/2, pi/2; for another convention use Arm6.from_opw)")
+            if i == 0 and abs(a) > tol:
+                raise ValueError(f"dh[0].a = {a!r}: axis 1 must pass through the base origin (a base offset is "
+                                 "outside the OPW class; the shoulder offset OPW a1 is dh[1].a)")
             if i in (4, 5) and abs(a) > tol:
                 raise ValueError(f"dh[{i}].a = {a!r}: an offset wrist is outside the spherical-wrist class; "
                                  "rows 5 and 6 need a = 0")
-            if i in (1, 2) and abs(d) > tol:
-                raise ValueError(f"dh[{i}].d = {d!r}: a lateral offset (OPW b) is outside this solver; "
-                                 "rows 2 and 3 need d = 0")
             if i == 4 and abs(d) > tol:
                 raise ValueError(f"dh[{i}].d = {d!r}: the wrist axes must meet (row 5 needs d = 0)")
-        base = _core.Arm6.piper(False)
-        arm = _core.Arm6.from_params(D[0, 0], D[2, 1], D[3, 1], D[3, 0], D[5, 0], D[:, 3],
-                                     base.lower if lower is None else lower, base.upper if upper is None else upper)
-        out = cls.__new__(cls)
-        out._setup(arm, False, "custom", tool, None)
+        reversed_joints = _signs_mask(signs)
+        lo, hi = _limits(lower, upper, cls._DEFAULT_LOWER, cls._DEFAULT_UPPER)
+        arm = _core.Arm6.from_params(D[0, 0], D[2, 1], D[3, 1], D[3, 0], D[5, 0], D[:, 3], lo, hi,
+                                     a1_m=D[1, 1], b_m=D[1, 0] + D[2, 0], reversed_joints=reversed_joints)
+        out = cls._from_core(arm, tool, f"{cls.__name__}.from_dh({D.tolist()!r}"
+                                 + (f", signs={np.asarray(signs).tolist()!r}" if signs is not None else ""))
         out._dh = D.copy()
         return out
 
     def __repr__(self) -> str:
         tool = f", tool={self.tool.tolist()}" if self._arm.has_tool else ""
-        if self.variant == "custom":
-            return f"Piper.from_dh({self._dh.tolist()}{tool})"
-        variant = f", variant={self.variant!r}" if self.variant else ""
-        return f"Piper(legacy_zero={self.legacy_zero}{variant}{tool})"
+        return f"{self._description}{tool})"
 
     @property
     def tool(self) -> np.ndarray:
         """The flange -> TCP transform (4, 4); the identity without a tool. A copy."""
         return self._arm.tool
 
-    def with_tool(self, tool) -> "Piper":
+    def with_tool(self, tool) -> "Arm6":
         """A new arm like this one (same model and limits) whose poses are those of ``tool`` (4x4 or
         x, y, z, r, p, y; None: the flange)."""
-        out = type(self).__new__(type(self))
-        out._setup(self._arm.with_tool(None), self.legacy_zero, self.variant, tool, self.urdf_path)
-        if self.variant == "custom":
-            out._dh = self._dh.copy()
+        out = copy.copy(self)
+        out._set_arm(self._arm.with_tool(None), tool)
         return out
 
     @property
     def geometry(self) -> dict:
-        """The model's constants: d1_m, a2_m, a3_m, d4_m, d6_m and theta_offset_rad (modified DH)."""
+        """The model's constants (pik_arm6.h): d1_m, a1_m, a2_m, a3_m, b_m, d4_m, d6_m,
+        theta_offset_rad and signs (modified DH, theta_i = signs[i] q_i + theta_offset_rad[i])."""
         return self._arm.geometry
+
+    @property
+    def opw(self) -> dict:
+        """The model as OPW parameters (keywords of :meth:`from_opw`): a1, a2, b, c1, c2, c3, c4 [m],
+        offsets_rad (each in [-pi, pi)) and signs. ``Arm6.from_opw(**arm.opw)`` is the same arm."""
+        g = self.geometry
+        off = g["theta_offset_rad"]
+        return {"a1": g["a1_m"], "a2": g["a3_m"], "b": g["b_m"], "c1": g["d1_m"], "c2": g["a2_m"], "c3": g["d4_m"],
+                "c4": g["d6_m"],
+                "offsets_rad": [_wrap(-off[0]), _wrap(-off[1] - np.pi / 2), _wrap(-off[2] + np.pi / 2),
+                                _wrap(-off[3]), _wrap(-off[4]), _wrap(-off[5])],
+                "signs": list(g["signs"])}
 
     # -- kinematics ---------------------------------------------------------------------------
 
@@ -389,6 +484,79 @@ class Piper:
         """
         Q, ok, status = self._arm.ik_batch(Ts, q_current, _options(options, weights, limit_margin))
         return (Q, ok, status) if return_status else (Q, ok)
+
+
+
+class Piper(Arm6):
+    """The AgileX PiPER (6-DOF, spherical wrist, 21.98 mm elbow offset): a preset of :class:`Arm6`.
+
+    The model is piper_sdk's modified DH (lengths in metres). By default the joint zeros of firmware
+    S-V1.6-3 and later (piper_sdk ``dh_is_offset=1``); ``legacy_zero=True`` selects the zeros of
+    older firmware (``dh_is_offset=0``: joint 2 and 3 offsets -174.22 and -100.78 deg). A wrong
+    choice costs about 10 mm at the flange. Joint limits are piper_sdk's soft limits.
+    ``variant="h"`` / ``"l"``: the PiPER H / PiPER L (AgileX's firmware tables: the same layout with
+    a longer forearm and flange (H) or upper arm and forearm (L)); the PiPER X has an offset wrist and
+    is refused. :meth:`from_dh` builds one from a modified-DH table (calibrated lengths), as a
+    ``Piper`` with the PiPER's limits by default; :meth:`Arm6.from_opw` from OPW parameters.
+
+    Poses are the flange (DH frame 6, URDF ``link6``, the firmware's "end pose") in the base frame,
+    or, with ``tool`` (a 4x4 flange -> TCP transform or ``(x, y, z, roll, pitch, yaw)`` [m, rad]),
+    the tool centre point's: :meth:`fk` returns it and every IK entry point takes it, composed with
+    the tool exactly in the C core. Example, AgileX's parallel gripper (its SDK demo's TCP, 0.145 m
+    along the flange z; measure your own): ``Piper(tool=(0, 0, 0.145, 0, 0, 0))``.
+    """
+
+    ee_frame: str = "link6"
+    #: default timing limits: the firmware's maximum joint speed (3 rad/s) and acceleration (5 rad/s^2);
+    #: each instance has its own read-only copies as ``max_velocity`` / ``max_acceleration``
+    DEFAULT_MAX_VELOCITY: Tuple[float, ...] = (3.0,) * 6
+    DEFAULT_MAX_ACCELERATION: Tuple[float, ...] = (5.0,) * 6
+    #: the default limits of :meth:`from_dh` / :meth:`from_opw` on Piper: piper_sdk's soft limits
+    _DEFAULT_LOWER: Tuple[float, ...] = tuple(_core.Arm6.piper(False).lower)
+    _DEFAULT_UPPER: Tuple[float, ...] = tuple(_core.Arm6.piper(False).upper)
+
+    #: the AgileX arms of the PiPER's layout (spherical wrist): variant -> (core factory, URDF)
+    _VARIANTS = {"h": ("piper_h", "piper_h.urdf"), "l": ("piper_l", "piper_l.urdf")}
+
+    def __init__(self, legacy_zero: bool = False, *, variant: Optional[str] = None, tool=None) -> None:
+        if not isinstance(legacy_zero, (bool, np.bool_)):
+            raise ValueError(f"legacy_zero: expected True or False, got {legacy_zero!r}")
+        if variant is None:
+            arm = _core.Arm6.piper(bool(legacy_zero))
+            urdf = "piper_legacy_zero.urdf" if legacy_zero else "piper.urdf"
+        elif isinstance(variant, str) and variant.lower() in self._VARIANTS:
+            if legacy_zero:
+                raise ValueError("legacy_zero: the old joint zeros exist for the original PiPER only, not variant "
+                                 f"{variant!r}")
+            factory, urdf = self._VARIANTS[variant.lower()]
+            arm = getattr(_core.Arm6, factory)()
+        elif isinstance(variant, str) and variant.lower() == "x":
+            raise ValueError("variant: the PiPER X has an offset wrist (its last three axes do not meet: a4 = "
+                             "0.27364 m, a5 = 0.07466 m, d6 = 0.03526 m in AgileX's table), outside the "
+                             "spherical-wrist class piperik solves in closed form")
+        else:
+            raise ValueError(f"variant: expected None (the PiPER), 'h' (PiPER H) or 'l' (PiPER L), got {variant!r}")
+        self.legacy_zero = bool(legacy_zero)
+        #: None (the PiPER), "h" or "l", or "custom" for :meth:`from_dh` / :meth:`from_opw`
+        self.variant = None if variant is None else variant.lower()
+        self._set_arm(arm, tool)
+        #: a URDF shipped in the package whose chain equals this model (Pinocchio FK of
+        #: ``ee_frame`` equals :meth:`fk` to 1e-12); None for a model from :meth:`from_dh`
+        self.urdf_path: Optional[Path] = MODELS_DIR / urdf
+
+    @classmethod
+    def from_dh(cls, dh, *, signs=None, lower=None, upper=None, tool=None) -> "Piper":
+        """:meth:`Arm6.from_dh` as a ``Piper`` (``variant == "custom"``): a calibrated PiPER, or
+        another arm of its layout; default limits the PiPER's. See :meth:`Arm6.from_dh` for the
+        table's rules."""
+        return super().from_dh(dh, signs=signs, lower=lower, upper=upper, tool=tool)
+
+    def __repr__(self) -> str:
+        if self.variant == "custom":
+            return super().__repr__()
+        tool = f", tool={self.tool.tolist()}" if self._arm.has_tool else ""
+        variant = f", variant={self.variant!r}" if self.variant else ""
+        return f"Piper(legacy_zero={self.legacy_zero}{variant}{tool})"
 
 
 _PSI_POLICIES = _core.PSI_POLICIES

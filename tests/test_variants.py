@@ -123,8 +123,7 @@ def test_from_dh_calibrated_unit_round_trips():
 
 @pytest.mark.parametrize("edit, rule", [
     (lambda R: R.__setitem__((2, 2), 0.1), r"dh\[2\]\.alpha = 0.1: the PiPER layout needs 0.0"),
-    (lambda R: R.__setitem__((0, 1), 0.05), r"dh\[0\]\.a = 0.05: a shoulder offset \(OPW a1\)"),
-    (lambda R: R.__setitem__((2, 0), 0.02), r"dh\[2\]\.d = 0.02: a lateral offset \(OPW b\)"),
+    (lambda R: R.__setitem__((0, 1), 0.05), r"dh\[0\]\.a = 0.05: axis 1 must pass through the base origin"),
     (lambda R: R.__setitem__((4, 1), 0.07), r"dh\[4\]\.a = 0.07: an offset wrist"),
     (lambda R: R.__setitem__((4, 0), 0.01), r"dh\[4\]\.d = 0.01: the wrist axes must meet"),
     (lambda R: R.__setitem__((3, 0), np.nan), r"dh: every entry must be finite"),
@@ -135,6 +134,26 @@ def test_from_dh_refuses_other_shapes_naming_the_rule(edit, rule):
     edit(rows)
     with pytest.raises(ValueError, match=rule):
         piperik.Piper.from_dh(rows)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda R: R.__setitem__((1, 1), 0.05),   # shoulder offset (OPW a1)
+    lambda R: R.__setitem__((2, 0), 0.02),   # lateral offset (OPW b) ...
+    lambda R: R.__setitem__((1, 0), -0.03),  # ... in either row
+])
+def test_from_dh_accepts_the_opw_offsets(edit):
+    """Tables of the OPW class beyond the PiPER's shape (a shoulder offset dh[1].a, a lateral offset
+    dh[1].d + dh[2].d) are solved: FK equals the table (numpy) and ik_all recovers q."""
+    rows = np.array(PRESETS["piper"])
+    edit(rows)
+    arm = piperik.Piper.from_dh(rows)
+    rng = np.random.default_rng(27)
+    for q in rng.uniform(arm.lower, arm.upper, size=(300, 6)):
+        T = arm.fk(q)
+        assert np.abs(T - mdh_fk(rows, q)).max() <= 1e-12
+        Q = arm.ik_all(T, seed=q)
+        assert np.abs(Q - q).max(axis=1).min() <= 1e-9
+        assert np.abs(arm.fk(Q) - T).max() <= 1e-9
 
 
 def test_from_dh_refuses_the_piper_x_and_bad_shapes():

@@ -381,10 +381,11 @@ class Arm6 {
     static Arm6 piper_h() { return Arm6(pik_piper_h_model()); }
     static Arm6 piper_l() { return Arm6(pik_piper_l_model()); }
 
-    // An arm of the PiPER's layout from its modified-DH constants (the Python layer validates the
-    // table's shape and names the violated condition; the model check guards the rest).
+    // An arm of the OPW class from the modified-DH constants of pik_arm6.h (the Python layer
+    // validates a DH table's shape or the OPW parameters and names the violated condition; the model
+    // check guards the rest). reversed: bit i set when joint i+1 turns against its DH axis.
     static Arm6 from_params(double d1_m, double a2_m, double a3_m, double d4_m, double d6_m, py::handle offsets_obj,
-                            py::handle lo_obj, py::handle hi_obj)
+                            py::handle lo_obj, py::handle hi_obj, double a1_m, double b_m, unsigned reversed)
     {
         pik_arm6_model m = *pik_piper_model(0);
         JointArg off = joint_arg(offsets_obj, 6, "theta_offset_rad");
@@ -399,15 +400,18 @@ class Arm6 {
         m.a3_m = a3_m;
         m.d4_m = d4_m;
         m.d6_m = d6_m;
+        m.a1_m = a1_m;
+        m.b_m = b_m;
+        m.reversed_joints = reversed;
         for (int j = 0; j < 6; ++j) {
             m.theta_offset_rad[j] = off.data[j];
             m.lower_rad[j] = lo.data[j];
             m.upper_rad[j] = hi.data[j];
         }
         if (pik_arm6_model_check(&m) != PIK_OK) {
-            throw py::value_error("model: lengths must be finite and at most 1e6 m, a2_m > 0 and not equal to "
-                                  "sqrt(a3_m^2 + d4_m^2) (the wrist centre would fold onto the shoulder), offsets "
-                                  "and limits finite (|.| <= 1000 rad) with lower <= upper");
+            throw py::value_error("model: lengths must be finite and at most 1e6 m, a2_m > 0, sqrt(a3_m^2 + d4_m^2) > 0 "
+                                  "and not equal to a2_m (the wrist centre would fold onto the shoulder), reversed "
+                                  "joints within bits 0-5, offsets and limits finite (|.| <= 1000 rad) with lower <= upper");
         }
         return Arm6(&m);
     }
@@ -437,6 +441,13 @@ class Arm6 {
         d["d4_m"] = m_.d4_m;
         d["d6_m"] = m_.d6_m;
         d["theta_offset_rad"] = copy6(m_.theta_offset_rad);
+        d["a1_m"] = m_.a1_m;
+        d["b_m"] = m_.b_m;
+        py::tuple signs(6);
+        for (int j = 0; j < 6; ++j) {
+            signs[j] = (m_.reversed_joints >> j) & 1u ? -1 : 1;
+        }
+        d["signs"] = signs;
         return d;
     }
 
@@ -1397,7 +1408,8 @@ PYBIND11_MODULE(_core, m)
         .def_static("piper_h", &Arm6::piper_h)
         .def_static("piper_l", &Arm6::piper_l)
         .def_static("from_params", &Arm6::from_params, py::arg("d1_m"), py::arg("a2_m"), py::arg("a3_m"),
-                    py::arg("d4_m"), py::arg("d6_m"), py::arg("theta_offset_rad"), py::arg("lower"), py::arg("upper"))
+                    py::arg("d4_m"), py::arg("d6_m"), py::arg("theta_offset_rad"), py::arg("lower"), py::arg("upper"),
+                    py::arg("a1_m") = 0.0, py::arg("b_m") = 0.0, py::arg("reversed_joints") = 0u)
         .def("with_tool", &Arm6::with_tool, py::arg("tool"))
         .def_property_readonly("tool", &Arm6::tool)
         .def_property_readonly("has_tool", &Arm6::has_tool)

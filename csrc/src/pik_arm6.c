@@ -1,5 +1,6 @@
 /*
- * 6R spherical-wrist arms of the PiPER class (modified DH, see pik_arm6.h).
+ * 6R spherical-wrist arms of the OPW class (the PiPER's modified-DH layout with a shoulder offset a1
+ * and a lateral offset b, see pik_arm6.h).
  *
  * Frames (c_i = cos theta_i, s_i = sin theta_i, theta23 = theta2 + theta3):
  *   R03 = Rz(t1) Rx(-pi/2) Rz(t23) = [ c1c23  -c1s23  -s1 ]
@@ -10,7 +11,10 @@
  *         [ s5c6            -s5s6            -c5  ]
  *         [ s4c5c6 + c4s6   -s4c5s6 + c4c6   s4s5 ]
  *   wrist centre in frame 3: (a3, -d4, 0); with u = a2 + a3c3 + d4s3, v = a3s3 - d4c3:
- *   rho = c2 u - s2 v (signed distance from the base axis along azimuth t1), z = d1 - (s2 u + c2 v).
+ *   rho = c2 u - s2 v (signed distance from axis 2 along x1), z = d1 - (s2 u + c2 v), and in the base
+ *   frame wc = Rz(t1) (a1 + rho, b, z): x1 = a1 + rho is the wrist centre's signed distance from axis 1
+ *   along the arm's plane, b its constant lateral distance.
+ * R03 (hence the wrist) does not depend on a1 and b: they are translations between axes 1 and 2.
  */
 #include "pik_math.h"
 #include "pik_tool.h"
@@ -41,6 +45,21 @@
  * |sin theta5| ~ 1e-9 at a q5 = 0 pose, and the user's q4 should not be traded for noise. */
 #define PIK_WRIST_NEAR_SING_ABS PIK_TOL(1e-6, 1e-4)
 
+/* s_i of joint i (pik_arm6.h): -1 when it turns against its DH axis. */
+static inline pik_real joint_sign(const pik_arm6_model *m, int i)
+{
+    return (m->reversed_joints >> i) & 1u ? PIK_R(-1.0) : PIK_R(1.0);
+}
+
+/* Inlining of the solver's parts (GCC, clang): see ik_solve. */
+#if defined(__GNUC__)
+#define ARM6_ALWAYS_INLINE inline __attribute__((always_inline))
+#define ARM6_NOINLINE __attribute__((noinline))
+#else
+#define ARM6_ALWAYS_INLINE
+#define ARM6_NOINLINE
+#endif
+
 typedef struct joint_sc {
     pik_real s[6];
     pik_real c[6];
@@ -55,8 +74,12 @@ static void compose(const pik_arm6_model *m, const joint_sc *j, pik_real R[9], p
     pik_real R03[9], R36[9];
     pik_real u = m->a2_m + m->a3_m * c[2] + m->d4_m * s[2];
     pik_real v = m->a3_m * s[2] - m->d4_m * c[2];
-    pik_real rho = c[1] * u - s[1] * v;
+    pik_real x1 = c[1] * u - s[1] * v, y1 = 0.0; /* wc = Rz(t1) (x1, y1, z) */
     int r;
+    if (m->a1_m != 0 || m->b_m != 0) {
+        x1 += m->a1_m;
+        y1 = m->b_m;
+    }
     R03[0] = c[0] * c23; R03[1] = -c[0] * s23; R03[2] = -s[0];
     R03[3] = s[0] * c23; R03[4] = -s[0] * s23; R03[5] = c[0];
     R03[6] = -s23;       R03[7] = -c23;        R03[8] = 0.0;
@@ -74,34 +97,46 @@ static void compose(const pik_arm6_model *m, const joint_sc *j, pik_real R[9], p
         R[3 * r + 1] = R03[3 * r] * R36[1] + R03[3 * r + 1] * R36[4] + R03[3 * r + 2] * R36[7];
         R[3 * r + 2] = R03[3 * r] * R36[2] + R03[3 * r + 1] * R36[5] + R03[3 * r + 2] * R36[8];
     }
-    p[0] = c[0] * rho + m->d6_m * R[2];
-    p[1] = s[0] * rho + m->d6_m * R[5];
+    p[0] = (c[0] * x1 - s[0] * y1) + m->d6_m * R[2];
+    p[1] = (s[0] * x1 + c[0] * y1) + m->d6_m * R[5];
     p[2] = m->d1_m - (s[1] * u + c[1] * v) + m->d6_m * R[8];
 }
 
 static void joint_sincos(const pik_arm6_model *m, const pik_real q_rad[6], joint_sc *j)
 {
     int i;
+    if (m->reversed_joints == 0) {
+        for (i = 0; i < 6; ++i) {
+            pik_sincos_r(q_rad[i] + m->theta_offset_rad[i], &j->s[i], &j->c[i]);
+        }
+        return;
+    }
     for (i = 0; i < 6; ++i) {
-        pik_sincos_r(q_rad[i] + m->theta_offset_rad[i], &j->s[i], &j->c[i]);
+        pik_sincos_r(joint_sign(m, i) * q_rad[i] + m->theta_offset_rad[i], &j->s[i], &j->c[i]);
     }
 }
 
 int pik_arm6_model_check(const pik_arm6_model *m)
 {
     int i;
-    pik_real vals[5];
+    pik_real vals[7], L;
     if (m == 0) {
         return PIK_ERR_NULL;
     }
     vals[0] = m->d1_m; vals[1] = m->a2_m; vals[2] = m->a3_m; vals[3] = m->d4_m; vals[4] = m->d6_m;
-    for (i = 0; i < 5; ++i) {
+    vals[5] = m->a1_m; vals[6] = m->b_m;
+    for (i = 0; i < 7; ++i) {
         if (!(pik_fabs(vals[i]) <= PIK_R(1e6))) {
             return PIK_ERR_BAD_MODEL;
         }
     }
-    /* The planar arm must not fold the wrist centre onto the shoulder (u = v = 0). */
-    if (!(m->a2_m > 0) || pik_fabs(m->a2_m - pik_sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m)) < PIK_TOL(1e-9, 1e-6)) {
+    /* The planar arm must not fold the wrist centre onto the shoulder (u = v = 0), and the wrist
+     * centre must lie off the elbow axis (L > 0: else q3 would not move it). */
+    L = pik_sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
+    if (!(m->a2_m > 0) || !(L > PIK_TOL(1e-9, 1e-6)) || pik_fabs(m->a2_m - L) < PIK_TOL(1e-9, 1e-6)) {
+        return PIK_ERR_BAD_MODEL;
+    }
+    if (m->reversed_joints & ~(uint32_t)0x3fu) {
         return PIK_ERR_BAD_MODEL;
     }
     for (i = 0; i < 6; ++i) {
@@ -142,7 +177,7 @@ int pik_arm6_fk(const pik_arm6_model *m, const pik_real q_rad[6], pik_real T_out
 int pik_arm6_wrist_center(const pik_arm6_model *m, const pik_real q_rad[6], pik_real p_out_m[3])
 {
     joint_sc j;
-    pik_real u, v, rho;
+    pik_real u, v, x1;
     if (m == 0 || q_rad == 0 || p_out_m == 0) {
         return PIK_ERR_NULL;
     }
@@ -152,9 +187,9 @@ int pik_arm6_wrist_center(const pik_arm6_model *m, const pik_real q_rad[6], pik_
     joint_sincos(m, q_rad, &j);
     u = m->a2_m + m->a3_m * j.c[2] + m->d4_m * j.s[2];
     v = m->a3_m * j.s[2] - m->d4_m * j.c[2];
-    rho = j.c[1] * u - j.s[1] * v;
-    p_out_m[0] = j.c[0] * rho;
-    p_out_m[1] = j.s[0] * rho;
+    x1 = m->a1_m + (j.c[1] * u - j.s[1] * v);
+    p_out_m[0] = j.c[0] * x1 - j.s[0] * m->b_m;
+    p_out_m[1] = j.s[0] * x1 + j.c[0] * m->b_m;
     p_out_m[2] = m->d1_m - (j.s[1] * u + j.c[1] * v);
     return PIK_OK;
 }
@@ -163,7 +198,8 @@ int pik_arm6_wrist_center(const pik_arm6_model *m, const pik_real q_rad[6], pik_
  * Self-check of one arm configuration, FK in two halves: with R03 built from the returned joints'
  * sines and cosines, fk(q) = T  <=>  R36(q4, q5, q6) = R03^T R  and  wc(q1, q2, q3) = wc(T), because
  * R03 is orthonormal and the flange is wc + d6 R z. R03^T R (r36_target) was formed from these same
- * sines and cosines. Residuals: rot = |R36(q) - R03^T R|_F / sqrt(2) (the angle for small errors);
+ * sines and cosines. wc_target is the wrist centre less the shoulder offsets, Rz(theta1) (a1, b, 0),
+ * of the configuration's shoulder branch (the arm's own part is Rz(theta1) (rho, 0, z)). Residuals: rot = |R36(q) - R03^T R|_F / sqrt(2) (the angle for small errors);
  * pos = |wc(q) - wc(T)| + d6 * rot, a bound on the flange position error.
  */
 static int self_check(const pik_arm6_model *m, const joint_sc *j, const pik_real r36_target[9],
@@ -199,22 +235,25 @@ static int self_check(const pik_arm6_model *m, const joint_sc *j, const pik_real
 }
 
 /* True when q, q + 2pi or q - 2pi lies within [lo, hi] (the selection may shift a joint by 2pi). */
-static int admissible(pik_real q, pik_real lo, pik_real hi)
+static ARM6_ALWAYS_INLINE int admissible(pik_real q, pik_real lo, pik_real hi)
 {
     return pik_within(q, lo, hi) | pik_within(q + PIK_TWO_PI, lo, hi) | pik_within(q - PIK_TWO_PI, lo, hi);
 }
 
-/* q = theta - offset in [-pi, pi]. theta is already in [-pi, pi], so joints without an offset (a
- * model constant: the branch always goes the same way) need no wrap. */
-static pik_real joint_angle(const pik_arm6_model *m, int i, pik_real theta)
+/* theta - offset in [-pi, pi]: q before the joint's sign s_i (the IK works in this unsigned space,
+ * against limits mirrored for reversed joints, and applies the signs once at the end). theta is
+ * already in [-pi, pi], so joints without an offset (a model constant: the branch always goes the
+ * same way) need no wrap. */
+static ARM6_ALWAYS_INLINE pik_real joint_angle(const pik_arm6_model *m, int i, pik_real theta)
 {
     return m->theta_offset_rad[i] == 0 ? theta : pik_wrap_pi(theta - m->theta_offset_rad[i]);
 }
 
-/* Emits the solutions of one arm configuration: theta[0..2] shared, and one or two wrists. The
+/* Emits the solutions of one arm configuration: theta[0..2] shared, and one or two wrists, as
+ * unsigned joint angles checked against the model's limits in that space (see joint_angle). The
  * flip (theta4 + pi, -theta5, theta6 + pi) is formed as theta -+ pi toward zero, staying in
  * [-pi, pi]. Nothing is emitted when the check failed. */
-static void emit_arm(const pik_arm6_model *m, const pik_real theta[6], int n_wrist, uint32_t flags,
+static ARM6_ALWAYS_INLINE void emit_arm(const pik_arm6_model *m, const pik_real theta[6], int n_wrist, uint32_t flags,
                      pik_real pos_err, pik_real rot_err, pik_real singularity, int ok, int only_in_limits,
                      pik_solution_set *out)
 {
@@ -272,25 +311,40 @@ int pik_arm6_ik(const pik_arm6_model *m, const pik_real T[16], const pik_real *s
     return pik_arm6_ik_ex(m, T, seed_q_rad, 0u, out);
 }
 
-int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad, unsigned options,
-                   pik_solution_set *out)
+/* The solver, for an arm with (lateral) or without a lateral offset b and with (shared_elbow) or
+ * without a shoulder offset a1. pik_arm6_ik_ex calls it with constants for arms without either (the
+ * PiPER) so that the compiler drops the offsets' bookkeeping there, and with the model's values
+ * otherwise (ik_offsets): one algorithm, two instantiations (one with PIK_ARM6_SPECIALISED = 0).
+ * It returns unsigned joint angles (joint_angle) checked against the model's limits as they are:
+ * ik_reversed gives it a model whose limits are mirrored for the reversed joints and applies the
+ * signs afterwards. */
+
+static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
+                                       unsigned options, pik_solution_set *out, int lateral, int shared_elbow)
 {
-    /* One arm configuration per (shoulder, elbow) branch; each carries two wrist flips. */
-    enum { MAX_ARMS = 4 };
+    /* One arm configuration per (shoulder, elbow) branch; each carries two wrist flips. Each
+     * shoulder branch has its own elbow solve (one shared when a1 = 0: both see the same distance). */
+    enum { MAX_ARMS = 4, MAX_SHOULDERS = 2, MAX_ANGLES = MAX_ARMS + 3 * MAX_SHOULDERS };
     joint_sc arm[MAX_ARMS];
     pik_real r36[MAX_ARMS][9]; /* R03^T R of each arm configuration */
     uint32_t arm_flags[MAX_ARMS];
     int n_wrist[MAX_ARMS];
-    pik_real ys[3 * MAX_ARMS + 1], xs[3 * MAX_ARMS + 1], arm_angles[3 + MAX_ARMS], wrist_angles[3 * MAX_ARMS + 1];
+    pik_real ys[3 * MAX_ARMS + 1], xs[3 * MAX_ARMS + 1], arm_angles[MAX_ANGLES], wrist_angles[3 * MAX_ARMS + 1];
     pik_real R[9], p[3], wc[3];
-    pik_real rxy, reach, L, inv_L, K, D, cphi, sphi, h, s1, c1, rho, rh2, inv_uv, sing_arm;
-    pik_real s3[2], c3[2];
+    pik_real sh_s[MAX_SHOULDERS], sh_c[MAX_SHOULDERS], sh_x1[MAX_SHOULDERS]; /* azimuth and x1 of each shoulder */
+    pik_real el_s3[MAX_SHOULDERS][2], el_c3[MAX_SHOULDERS][2], el_rh2[MAX_SHOULDERS], el_inv_uv[MAX_SHOULDERS];
+    pik_real el_sing[MAX_SHOULDERS] = {0, 0}; /* singularity measure of q1..q3 (shoulder and elbow) */
+    pik_real wc_arm[MAX_SHOULDERS][3]; /* wc less Rz(theta1) (a1, b, 0): the self-check's target */
+    uint32_t el_flag[MAX_SHOULDERS];
+    int el_roots[MAX_SHOULDERS], pos_th1[MAX_SHOULDERS] = {0, 0}, pos_th3[MAX_SHOULDERS] = {0, 0};
+    pik_real r2, rxy, reach, L, inv_L, cphi, sphi, h, n, n2, sing_n;
     pik_real seed_th1, seed_th4;
     int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0;
-    int n_elbow = 2, n_arms = 0, n_kept = 0, si, ei, ai, status;
+    int shoulder_offset = lateral || !shared_elbow;
+    int n_shoulders = 2, n_elbows, n_arms = 0, n_kept = 0, n_angles, si, ei, ai, status;
     int kept[MAX_ARMS];
     pik_real th1_arm[MAX_ARMS], th3_arm[MAX_ARMS];
-    uint32_t sing = 0u;
+    uint32_t sing_shoulder = 0u;
 
     if (out == 0) {
         return PIK_ERR_NULL;
@@ -311,103 +365,178 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
     if (pik_tool_present(m->T_tool)) {
         pik_tool_strip(m->T_tool, R, p); /* T is the TCP: solve for the flange */
     }
-    seed_th1 = (seed_q_rad ? seed_q_rad[0] : 0) + m->theta_offset_rad[0];
-    seed_th4 = (seed_q_rad ? seed_q_rad[3] : 0) + m->theta_offset_rad[3];
+    seed_th1 = (seed_q_rad ? joint_sign(m, 0) * seed_q_rad[0] : 0) + m->theta_offset_rad[0];
+    seed_th4 = (seed_q_rad ? joint_sign(m, 3) * seed_q_rad[3] : 0) + m->theta_offset_rad[3];
 
     /* 1. Wrist centre: back from the flange along its z axis. */
     wc[0] = p[0] - m->d6_m * R[2];
     wc[1] = p[1] - m->d6_m * R[5];
     wc[2] = p[2] - m->d6_m * R[8];
 
-    /* 2. Shoulder: the wrist centre lies in the vertical plane through axis 1 (a1 = 0). */
+    /* 2. Shoulder: in the frame turned by theta1 the wrist centre is at (x1, b), x1 = +-n with
+     * n^2 = |wc_xy|^2 - b^2; the front branch has x1 = +n, the back one reaches over with -n. */
     L = pik_sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
-    reach = m->a2_m + L;
-    rxy = pik_sqrt(wc[0] * wc[0] + wc[1] * wc[1]);
-    if (rxy > PIK_SHOULDER_SING_REL * reach) {
-        pik_real inv_rxy = 1 / rxy;
-        s1 = wc[1] * inv_rxy;
-        c1 = wc[0] * inv_rxy;
-        rho = rxy;
+    reach = m->a2_m + L + (pik_fabs(m->a1_m) + pik_fabs(m->b_m));
+    r2 = wc[0] * wc[0] + wc[1] * wc[1];
+    if (!lateral || r2 <= (PIK_SHOULDER_SING_REL * reach) * (PIK_SHOULDER_SING_REL * reach)) {
+        /* Without b, or with a b so small that the wrist centre is on axis 1 (within 1e-12 of the
+         * reach, so |b| is as well): the azimuth, or the seed. */
+        pik_real s1, c1;
+        rxy = pik_sqrt(r2);
+        if (rxy > PIK_SHOULDER_SING_REL * reach) {
+            pik_real inv_rxy = 1 / rxy;
+            s1 = wc[1] * inv_rxy;
+            c1 = wc[0] * inv_rxy;
+            n = rxy;
+        } else {
+            /* On the base axis every q1 works: keep the seed's. */
+            pik_sincos_r(seed_th1, &s1, &c1);
+            n = c1 * wc[0] + s1 * wc[1];
+            sing_shoulder = PIK_FLAG_SING_SHOULDER;
+        }
+        sh_s[0] = s1; sh_c[0] = c1; sh_x1[0] = n;
+        sh_s[1] = -s1; sh_c[1] = -c1; sh_x1[1] = -n;
+        n2 = rxy * rxy;
+        sing_n = rxy;
     } else {
-        /* On the base axis every q1 works: keep the seed's. */
-        pik_sincos_r(seed_th1, &s1, &c1);
-        rho = c1 * wc[0] + s1 * wc[1];
-        sing |= PIK_FLAG_SING_SHOULDER;
+        pik_real b = m->b_m, d1 = r2 - b * b;
+        /* n = sqrt(d1) folds at the cylinder: rounding in d1 would move theta1 by sqrt(noise) / b.
+         * Within clamp of it (PIK_ELBOW_CLAMP_REL r^2 as the elbow's clamp, plus the wrist centre's
+         * own rounding, PIK_SHOULDER_SING_REL of the reach, for a small b) the wrist centre is
+         * taken onto the cylinder (n = 0), which moves it by |d1| / (r + |b|) <= 1e-12 r / 2 +
+         * 1e-12 of the reach (double; 5e-6 r / 2 + 1e-6 of the reach in float). */
+        pik_real clamp = PIK_ELBOW_CLAMP_REL * r2 + 2 * pik_sqrt(r2) * (PIK_SHOULDER_SING_REL * reach);
+        if (d1 < -clamp) {
+            return PIK_UNREACHABLE; /* inside the cylinder |wc_xy| = |b| around axis 1 */
+        }
+        if (d1 <= clamp) {
+            /* On the cylinder: both shoulder branches meet (x1 = 0), theta1 is still determined. */
+            n = 0.0;
+            n_shoulders = 1;
+            sing_shoulder = PIK_FLAG_SING_SHOULDER;
+        } else {
+            n = pik_sqrt(d1);
+        }
+        for (si = 0; si < n_shoulders; ++si) {
+            /* Rz(theta1) (x1, b) = wc_xy: (c1, s1) = (x1 wc_x + b wc_y, x1 wc_y - b wc_x) / (|(x1, b)| |wc_xy|),
+             * normalised by its own length so that it is a unit vector even after the clamp. */
+            pik_real x1 = si ? -n : n;
+            pik_real inv = 1 / pik_sqrt((x1 * x1 + b * b) * r2);
+            sh_c[si] = (x1 * wc[0] + b * wc[1]) * inv;
+            sh_s[si] = (x1 * wc[1] - b * wc[0]) * inv;
+            sh_x1[si] = x1;
+        }
+        n2 = n * n;
+        sing_n = n;
     }
     h = m->d1_m - wc[2];
 
-    /* 3. Elbow: rho^2 + h^2 = a2^2 + L^2 + 2 a2 (a3 c3 + d4 s3), i.e. L sin(t3 + phi) = K. */
-    K = (rxy * rxy + h * h - m->a2_m * m->a2_m - L * L) / (2 * m->a2_m);
-    D = L * L - K * K;
-    if (D < -PIK_ELBOW_CLAMP_REL * L * L) {
-        return PIK_UNREACHABLE;
-    }
-    if (D <= PIK_ELBOW_CLAMP_REL * L * L) {
-        /* Stretched or folded: both roots coincide; clamp onto the boundary. */
-        D = 0.0;
-        K = K > 0 ? L : -L;
-        n_elbow = 1;
-        sing |= PIK_FLAG_SING_ELBOW;
-    }
+    /* 3. Elbow, per shoulder branch: with (rho, h) the wrist centre in the plane of axes 2-3 seen
+     * from axis 2 (rho = x1 - a1), rho^2 + h^2 = a2^2 + L^2 + 2 a2 (a3 c3 + d4 s3), i.e.
+     * L sin(t3 + phi) = K. */
     inv_L = 1 / L;
     cphi = m->d4_m * inv_L;
     sphi = m->a3_m * inv_L;
-    {
-        pik_real sa = K * inv_L, ca = pik_sqrt(D) * inv_L;
+    n_elbows = shared_elbow ? 1 : n_shoulders;
+    for (si = 0; si < n_elbows; ++si) {
+        pik_real rho = sh_x1[si] - m->a1_m;
+        pik_real rho2 = shared_elbow ? n2 : rho * rho;
+        pik_real K = (rho2 + h * h - m->a2_m * m->a2_m - L * L) / (2 * m->a2_m);
+        pik_real D = L * L - K * K, sa, ca;
+        el_roots[si] = 2;
+        el_flag[si] = 0u;
+        if (D < -PIK_ELBOW_CLAMP_REL * L * L) {
+            el_roots[si] = 0; /* this shoulder branch cannot reach */
+            continue;
+        }
+        if (D <= PIK_ELBOW_CLAMP_REL * L * L) {
+            /* Stretched or folded: both roots coincide; clamp onto the boundary. */
+            D = 0.0;
+            K = K > 0 ? L : -L;
+            el_roots[si] = 1;
+            el_flag[si] = PIK_FLAG_SING_ELBOW;
+        }
+        sa = K * inv_L;
+        ca = pik_sqrt(D) * inv_L;
         /* Singularity measure of the arm: |cos(t3 + phi)| (0 with the elbow stretched or folded)
-         * and the wrist centre's distance from the base axis relative to the reach. */
-        sing_arm = rxy / reach < ca ? rxy / reach : ca;
-        sing_arm = sing_arm > 1 ? 1 : sing_arm;
+         * and the wrist centre's distance from the shoulder singularity relative to the reach. */
+        el_sing[si] = sing_n / reach < ca ? sing_n / reach : ca;
+        el_sing[si] = el_sing[si] > 1 ? 1 : el_sing[si];
         for (ei = 0; ei < 2; ++ei) {
             pik_real cae = ei ? -ca : ca; /* root B: t3 + phi = pi - asin(K/L) */
-            s3[ei] = sa * cphi - cae * sphi;
-            c3[ei] = cae * cphi + sa * sphi;
+            el_s3[si][ei] = sa * cphi - cae * sphi;
+            el_c3[si][ei] = cae * cphi + sa * sphi;
         }
+        /* |(u, v)| = |(rho, h)| for every root (the elbow equation says so): one division for all. */
+        el_rh2[si] = rho2 + h * h;
+        el_inv_uv[si] = 1 / el_rh2[si];
     }
-    /* |(u, v)| = |(rho, h)| for every root (the elbow equation says so): one division for all. */
-    rh2 = rxy * rxy + h * h;
-    inv_uv = 1 / rh2;
 
-    /* 4. Shoulder pitch of each arm configuration: (rho, h) is (u, v) rotated by theta2. The
-     * second shoulder branch has azimuth + pi and reaches back over the base with rho < 0. */
-    for (si = 0; si < 2; ++si) {
-        pik_real sgn = si ? -1 : 1, rhob = sgn * rho;
-        for (ei = 0; ei < n_elbow; ++ei) {
+    /* 4. Shoulder pitch of each arm configuration: (rho, h) is (u, v) rotated by theta2. */
+    for (si = 0; si < n_shoulders; ++si) {
+        int e = shared_elbow ? 0 : si;
+        pik_real rhob = sh_x1[si] - m->a1_m;
+        for (ei = 0; ei < el_roots[e]; ++ei) {
             joint_sc *j = &arm[n_arms];
-            pik_real u = m->a2_m + m->a3_m * c3[ei] + m->d4_m * s3[ei];
-            pik_real v = m->a3_m * s3[ei] - m->d4_m * c3[ei];
-            pik_real inv = inv_uv;
-            j->s[0] = sgn * s1;
-            j->c[0] = sgn * c1;
+            pik_real u = m->a2_m + m->a3_m * el_c3[e][ei] + m->d4_m * el_s3[e][ei];
+            pik_real v = m->a3_m * el_s3[e][ei] - m->d4_m * el_c3[e][ei];
+            pik_real inv = el_inv_uv[e];
+            j->s[0] = sh_s[si];
+            j->c[0] = sh_c[si];
 #if PIK_FLOAT
             /* Float: K carries ~1e-7 m^2 of rounding, so |(u, v)| = |(rho, h)| holds only to
              * ~1e-7 / (rho^2 + h^2) relative, 5e-5 with the wrist centre 3 cm from the shoulder
              * (elbow folded), and (c2, s2) would not be a unit vector: divide by the product of
              * the two norms instead (one square root per arm configuration). */
-            inv = 1 / pik_sqrt((u * u + v * v) * rh2);
+            inv = 1 / pik_sqrt((u * u + v * v) * el_rh2[e]);
 #endif
             j->c[1] = (rhob * u + h * v) * inv;
             j->s[1] = (h * u - rhob * v) * inv;
-            j->s[2] = s3[ei];
-            j->c[2] = c3[ei];
-            arm_flags[n_arms] = (si ? PIK_FLAG_SHOULDER_BACK : 0u) | (ei ? PIK_FLAG_ELBOW_B : 0u) | sing;
+            j->s[2] = el_s3[e][ei];
+            j->c[2] = el_c3[e][ei];
+            arm_flags[n_arms] = (si ? PIK_FLAG_SHOULDER_BACK : 0u) | (ei ? PIK_FLAG_ELBOW_B : 0u) | sing_shoulder |
+                                el_flag[e];
             ys[n_arms] = j->s[1];
             xs[n_arms] = j->c[1];
             n_arms++;
         }
     }
-    /* Arm angles at once: theta2 of each arm, then theta1 and both theta3 roots. */
-    ys[n_arms] = s1;        xs[n_arms] = c1;
-    ys[n_arms + 1] = s3[0]; xs[n_arms + 1] = c3[0];
-    ys[n_arms + 2] = s3[1]; xs[n_arms + 2] = c3[1];
-    pik_atan2_unit_many(ys, xs, arm_angles, n_arms + 3);
+    if (n_arms == 0) {
+        return PIK_UNREACHABLE;
+    }
+    /* The self-check's targets: the wrist centre less each shoulder branch's offsets (the wrist
+     * centre itself without offsets). */
+    for (si = 0; si < n_shoulders && shoulder_offset; ++si) {
+        wc_arm[si][0] = wc[0] - (sh_c[si] * m->a1_m - sh_s[si] * m->b_m);
+        wc_arm[si][1] = wc[1] - (sh_s[si] * m->a1_m + sh_c[si] * m->b_m);
+        wc_arm[si][2] = wc[2];
+    }
+    /* Arm angles at once: theta2 of each arm, then theta1 and both theta3 roots of the first
+     * shoulder branch, then those of the second where they differ. */
+    n_angles = n_arms;
+    for (si = 0; si < n_shoulders; ++si) {
+        if (si == 0 || lateral) {
+            pos_th1[si] = n_angles;
+            ys[n_angles] = sh_s[si];
+            xs[n_angles] = sh_c[si];
+            n_angles++;
+        }
+        if (si < n_elbows && el_roots[si] > 0) {
+            pos_th3[si] = n_angles;
+            ys[n_angles] = el_s3[si][0];     xs[n_angles] = el_c3[si][0];
+            ys[n_angles + 1] = el_s3[si][1]; xs[n_angles + 1] = el_c3[si][1];
+            n_angles += 2;
+        }
+    }
+    pik_atan2_unit_many(ys, xs, arm_angles, n_angles);
 
     /* With PIK_IK_ONLY_IN_LIMITS, arm configurations whose q1..q3 cannot meet the limits stop
      * here: their wrists are never solved. */
     for (ai = 0; ai < n_arms; ++ai) {
-        pik_real th1 = arm_angles[n_arms], th2 = arm_angles[ai];
-        pik_real th3 = arm_angles[n_arms + 1 + ((arm_flags[ai] & PIK_FLAG_ELBOW_B) != 0)];
-        if (arm_flags[ai] & PIK_FLAG_SHOULDER_BACK) {
+        int back = (arm_flags[ai] & PIK_FLAG_SHOULDER_BACK) != 0;
+        pik_real th1 = arm_angles[pos_th1[lateral & back]], th2 = arm_angles[ai];
+        pik_real th3 = arm_angles[pos_th3[shared_elbow ? 0 : back] + ((arm_flags[ai] & PIK_FLAG_ELBOW_B) != 0)];
+        if (!lateral && (arm_flags[ai] & PIK_FLAG_SHOULDER_BACK)) {
             th1 -= pik_copysign(PIK_PI, th1);
         }
         if (only_in_limits && !(admissible(joint_angle(m, 0, th1), m->lower_rad[0], m->upper_rad[0]) &
@@ -425,6 +554,7 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
         int k = kept[ai];
         joint_sc *j = &arm[k];
         pik_real *r = r36[k];
+        const pik_real *wc_target = shoulder_offset ? wc_arm[(arm_flags[k] & PIK_FLAG_SHOULDER_BACK) != 0] : wc;
         pik_real s1b = j->s[0], c1b = j->c[0];
         pik_real s23 = j->s[1] * j->c[2] + j->c[1] * j->s[2];
         pik_real c23 = j->c[1] * j->c[2] - j->s[1] * j->s[2];
@@ -468,7 +598,7 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
             wrist_theta6(&trial, r);
             /* half the self-check's tolerance: the trade must leave the pose clearly exact */
             if (n5 <= PIK_WRIST_SING_ABS ||
-                (self_check(m, &trial, r, wc, &pe, &re) && pe <= PIK_R(0.5) * PIK_SELFCHECK_POS_TOL_M &&
+                (self_check(m, &trial, r, wc_target, &pe, &re) && pe <= PIK_R(0.5) * PIK_SELFCHECK_POS_TOL_M &&
                  re <= PIK_R(0.5) * PIK_SELFCHECK_ROT_TOL_RAD)) {
                 *j = trial;
                 n_wrist[k] = 1;
@@ -485,14 +615,16 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
     for (ai = 0; ai < n_kept; ++ai) {
         int k = kept[ai];
         pik_real theta[6], pos_err, rot_err;
-        int ok;
+        int ok, back = (arm_flags[k] & PIK_FLAG_SHOULDER_BACK) != 0;
+        const pik_real *wc_target = shoulder_offset ? wc_arm[back] : wc;
+        pik_real sing_arm = el_sing[shared_elbow ? 0 : back];
         theta[0] = th1_arm[k];
         theta[1] = arm_angles[k];
         theta[2] = th3_arm[k];
         theta[3] = wrist_angles[3 * ai];
         theta[4] = wrist_angles[3 * ai + 1];
         theta[5] = wrist_angles[3 * ai + 2];
-        ok = self_check(m, &arm[k], r36[k], wc, &pos_err, &rot_err);
+        ok = self_check(m, &arm[k], r36[k], wc_target, &pos_err, &rot_err);
         /* The wrist flip negates s4, c4, s5, s6, c6 and leaves every product in R36, hence the
          * check and its residual, unchanged. */
         emit_arm(m, theta, n_wrist[k], arm_flags[k], pos_err, rot_err,
@@ -504,6 +636,68 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
     return only_in_limits && n_arms > 0 ? PIK_NONE_IN_LIMITS : PIK_UNREACHABLE;
 }
 
+/* Arms with a shoulder or lateral offset (or reversed joints, through ik_reversed). */
+static ARM6_NOINLINE int ik_offsets(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
+                                    unsigned options, pik_solution_set *out)
+{
+    return ik_solve(m, T, seed_q_rad, options, out, m->b_m != 0, m->a1_m == 0);
+}
+
+/* Arms with reversed joints: the solver on a copy whose limits are those of theta - offset
+ * (s q in [lo, hi]  <=>  q in [-hi, -lo] for s = -1), then q = s (theta - offset). The copy lives in
+ * this frame, not in the PiPER's path. */
+static ARM6_NOINLINE int ik_reversed(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
+                                     unsigned options, pik_solution_set *out)
+{
+    pik_arm6_model mirrored = *m;
+    int i, k, status;
+    for (i = 0; i < 6; ++i) {
+        if ((m->reversed_joints >> i) & 1u) {
+            mirrored.lower_rad[i] = -m->upper_rad[i];
+            mirrored.upper_rad[i] = -m->lower_rad[i];
+        }
+    }
+    status = ik_offsets(&mirrored, T, seed_q_rad, options, out);
+    for (k = 0; out != 0 && k < out->count; ++k) {
+        for (i = 0; i < 6; ++i) {
+            if ((m->reversed_joints >> i) & 1u) {
+                out->sol[k].q_rad[i] = -out->sol[k].q_rad[i];
+            }
+        }
+    }
+    return status;
+}
+
+/* Arms without offsets or reversed joints (the PiPER): the solver specialised for them. Not inlined
+ * into pik_arm6_ik_ex, so that the worst-case stack of a call is one solver frame, not two. */
+#if PIK_ARM6_SPECIALISED
+static ARM6_NOINLINE int ik_plain(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
+                                  unsigned options, pik_solution_set *out)
+{
+    return ik_solve(m, T, seed_q_rad, options, out, 0, 1);
+}
+#endif
+
+int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad, unsigned options,
+                   pik_solution_set *out)
+{
+#if PIK_ARM6_SPECIALISED
+    if (m == 0 || (m->a1_m == 0 && m->b_m == 0 && m->reversed_joints == 0)) {
+        return ik_plain(m, T, seed_q_rad, options, out);
+    }
+#else
+    if (m == 0) {
+        if (out != 0) {
+            out->count = 0;
+            out->dof = 6;
+            out->rejected = 0;
+        }
+        return PIK_ERR_NULL;
+    }
+#endif
+    return m->reversed_joints ? ik_reversed(m, T, seed_q_rad, options, out) : ik_offsets(m, T, seed_q_rad, options, out);
+}
+
 uint32_t pik_arm6_branch(const pik_arm6_model *m, const pik_real q_rad[6])
 {
     pik_real s2, c2, s3, c3, s5, c5, u, v, L, ca;
@@ -512,15 +706,15 @@ uint32_t pik_arm6_branch(const pik_arm6_model *m, const pik_real q_rad[6])
         return 0u;
     }
     /* only joints 2, 3 and 5 decide the branch */
-    pik_sincos_r(q_rad[1] + m->theta_offset_rad[1], &s2, &c2);
-    pik_sincos_r(q_rad[2] + m->theta_offset_rad[2], &s3, &c3);
-    pik_sincos_r(q_rad[4] + m->theta_offset_rad[4], &s5, &c5);
+    pik_sincos_r(joint_sign(m, 1) * q_rad[1] + m->theta_offset_rad[1], &s2, &c2);
+    pik_sincos_r(joint_sign(m, 2) * q_rad[2] + m->theta_offset_rad[2], &s3, &c3);
+    pik_sincos_r(joint_sign(m, 4) * q_rad[4] + m->theta_offset_rad[4], &s5, &c5);
     (void)c5;
     u = m->a2_m + m->a3_m * c3 + m->d4_m * s3;
     v = m->a3_m * s3 - m->d4_m * c3;
     L = pik_sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
     ca = (c3 * m->d4_m - s3 * m->a3_m) / L; /* cos(t3 + phi) */
-    if (c2 * u - s2 * v < 0) {             /* rho < 0: the wrist centre is behind axis 1 */
+    if (m->a1_m + (c2 * u - s2 * v) < 0) { /* x1 < 0: the wrist centre is behind axis 1 */
         b |= PIK_FLAG_SHOULDER_BACK;
     }
     if (ca < 0) {
@@ -535,20 +729,22 @@ uint32_t pik_arm6_branch(const pik_arm6_model *m, const pik_real q_rad[6])
 pik_real pik_arm6_singularity(const pik_arm6_model *m, const pik_real q_rad[6])
 {
     joint_sc j;
-    pik_real u, v, rho, L, ca, wc_x, wc_y, reach, meas;
+    pik_real u, v, x1, L, ca, wc_x, wc_y, reach, meas, n2;
     if (m == 0 || q_rad == 0 || !pik_finite_n(q_rad, 6)) {
         return 0.0;
     }
     joint_sincos(m, q_rad, &j);
     u = m->a2_m + m->a3_m * j.c[2] + m->d4_m * j.s[2];
     v = m->a3_m * j.s[2] - m->d4_m * j.c[2];
-    rho = j.c[1] * u - j.s[1] * v;
+    x1 = m->a1_m + (j.c[1] * u - j.s[1] * v);
     L = pik_sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
     ca = pik_fabs(j.c[2] * (m->d4_m / L) - j.s[2] * (m->a3_m / L));
-    wc_x = j.c[0] * rho;
-    wc_y = j.s[0] * rho;
-    reach = m->a2_m + L;
-    meas = pik_sqrt(wc_x * wc_x + wc_y * wc_y) / reach;
+    wc_x = j.c[0] * x1 - j.s[0] * m->b_m;
+    wc_y = j.s[0] * x1 + j.c[0] * m->b_m;
+    reach = m->a2_m + L + (pik_fabs(m->a1_m) + pik_fabs(m->b_m));
+    /* n: the x1 distance (|wc_xy|^2 = x1^2 + b^2), the wrist centre's distance from axis 1 when b = 0 */
+    n2 = wc_x * wc_x + wc_y * wc_y - m->b_m * m->b_m;
+    meas = pik_sqrt(n2 > 0 ? n2 : 0) / reach;
     meas = ca < meas ? ca : meas;
     meas = pik_fabs(j.s[4]) < meas ? pik_fabs(j.s[4]) : meas;
     return meas > 1 ? 1 : meas;

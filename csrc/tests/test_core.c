@@ -68,17 +68,19 @@ static void alpha_sc(int quarter, ld *sa, ld *ca)
     *sa = (ld)quarter;
 }
 
-/* 6R PiPER class, modified DH: T = prod RotX(alpha) TransX(a) RotZ(theta) TransZ(d). */
+/* 6R OPW class, modified DH: T = prod RotX(alpha) TransX(a) RotZ(theta) TransZ(d), the shoulder
+ * offset a1 in row 2's a, the lateral offset b as row 2's d, theta = s q + offset. */
 static void ref_fk(const pik_arm6_model *m, const pik_real q[6], ld T[16])
 {
     static const int alpha_q[6] = {0, -1, 0, 1, -1, 1};
     ld a[6], d[6];
     int i;
-    a[0] = 0; a[1] = 0; a[2] = m->a2_m; a[3] = m->a3_m; a[4] = 0; a[5] = 0;
-    d[0] = m->d1_m; d[1] = 0; d[2] = 0; d[3] = m->d4_m; d[4] = 0; d[5] = m->d6_m;
+    a[0] = 0; a[1] = m->a1_m; a[2] = m->a2_m; a[3] = m->a3_m; a[4] = 0; a[5] = 0;
+    d[0] = m->d1_m; d[1] = m->b_m; d[2] = 0; d[3] = m->d4_m; d[4] = 0; d[5] = m->d6_m;
     mat_identity4(T);
     for (i = 0; i < 6; ++i) {
-        ld th = (ld)q[i] + (ld)m->theta_offset_rad[i];
+        ld s = (m->reversed_joints >> i) & 1u ? -1 : 1;
+        ld th = s * (ld)q[i] + (ld)m->theta_offset_rad[i];
         ld ct = cosl(th), st = sinl(th), ca, sa;
         ld A[16] = {0}, Tn[16];
         alpha_sc(alpha_q[i], &sa, &ca);
@@ -273,6 +275,27 @@ static void check_all_exact(const pik_arm6_model *m, const pik_solution_set *set
     }
 }
 
+/* Arms of the OPW class beyond the PiPER's shape (tests/test_opw.py has all seven of
+ * tests/data against Pinocchio): the OPW parameters of ROS-Industrial mapped as pik_arm6.h says,
+ * theta_offset = (-o1, -o2 - pi/2, -o3 + pi/2, -o4, -o5, -o6). KUKA KR 6 R700 sixx: shoulder offset
+ * a1, four reversed joints; FANUC M-10iA: a1, o6 = 180 deg, joints 3-6 reversed; Staeubli TX2-60: a
+ * lateral offset b. Limits +-pi (none). */
+#define OPW_NO_LIMITS .lower_rad = {-M_PI, -M_PI, -M_PI, -M_PI, -M_PI, -M_PI}, .upper_rad = {M_PI, M_PI, M_PI, M_PI, M_PI, M_PI}
+static const pik_arm6_model opw_kuka_kr6 = {
+    .name = "kuka_kr6r700sixx", .d1_m = 0.400, .a1_m = 0.025, .a2_m = 0.315, .a3_m = -0.035, .d4_m = 0.365,
+    .d6_m = 0.080, .theta_offset_rad = {0, 0, M_PI / 2, 0, 0, 0},
+    .reversed_joints = 1u << 0 | 1u << 3 | 1u << 5, OPW_NO_LIMITS,
+};
+static const pik_arm6_model opw_fanuc_m10ia = {
+    .name = "fanuc_m10ia", .d1_m = 0.45, .a1_m = 0.15, .a2_m = 0.60, .a3_m = -0.20, .d4_m = 0.64, .d6_m = 0.10,
+    .theta_offset_rad = {0, -M_PI / 2, M_PI, 0, 0, -M_PI},
+    .reversed_joints = 1u << 2 | 1u << 3 | 1u << 4 | 1u << 5, OPW_NO_LIMITS,
+};
+static const pik_arm6_model opw_staubli_tx2_60 = {
+    .name = "staubli_tx2_60", .d1_m = 0.375, .b_m = 0.02, .a2_m = 0.29, .a3_m = 0.0, .d4_m = 0.31, .d6_m = 0.07,
+    .theta_offset_rad = {0, -M_PI / 2, M_PI / 2, 0, 0, 0}, OPW_NO_LIMITS,
+};
+
 static void random_q(const pik_arm6_model *m, pik_real q[6], int in_limits)
 {
     int j;
@@ -281,7 +304,12 @@ static void random_q(const pik_arm6_model *m, pik_real q[6], int in_limits)
     }
 }
 
-static void test_ik_random(const pik_arm6_model *m, int n)
+/* all_eight: every well-conditioned pose has 8 solutions (arms without a shoulder offset a1, whose
+ * back-reaching shoulder branch reaches wherever the front one does). float_cond: the singularity
+ * measure above which the float build must recover q (WELL_CONDITIONED's 1e-2 for the PiPER; the
+ * measure does not see how close a folded elbow brings the wrist centre to axis 2, 2 cm on the
+ * Staeubli TX2-60, which doubles the float joint error there: 3e-2 for the OPW arms). */
+static void test_ik_random(const pik_arm6_model *m, int n, int all_eight, double float_cond)
 {
     int i, missing = 0, bad = 0, status_bad = 0, fk_bad = 0, counts[9] = {0}, rejected = 0, fewer = 0;
     double worst_pos = 0, worst_rot = 0, worst_fk = 0, worst_recover = 0;
@@ -303,12 +331,12 @@ static void test_ik_random(const pik_arm6_model *m, int n)
         if (st != PIK_OK) status_bad++;
         counts[set.count]++;
         /* 8 solutions unless the pose is (within rounding) singular and says so */
-        if (set.count != 8 && (set.count == 0 || !(set.sol[0].flags & PIK_SING_MASK)) &&
+        if (all_eight && set.count != 8 && (set.count == 0 || !(set.sol[0].flags & PIK_SING_MASK)) &&
             WELL_CONDITIONED(pik_arm6_singularity(m, q)))
             fewer++;
         rejected += set.rejected;
         rec = set_distance(&set, q, 6, 0);
-        if (WELL_CONDITIONED(pik_arm6_singularity(m, q))) {
+        if (WELL_CONDITIONED(pik_arm6_singularity(m, q)) && (!PIK_FLOAT || pik_arm6_singularity(m, q) > float_cond)) {
             if (rec > worst_recover) worst_recover = rec;
             if (!(rec <= RECOVER_TOL)) missing++;
         }
@@ -725,8 +753,11 @@ int main(int argc, char **argv)
     print_config();
     test_config();
     test_trig(n * 50 > PIK_TEST_TRIG_MIN ? n * 50 : PIK_TEST_TRIG_MIN);
-    test_ik_random(pik_piper_model(0), n);
-    test_ik_random(pik_piper_model(1), n / 4 + 1);
+    test_ik_random(pik_piper_model(0), n, 1, 1e-2);
+    test_ik_random(pik_piper_model(1), n / 4 + 1, 1, 1e-2);
+    test_ik_random(&opw_kuka_kr6, n / 4 + 1, 0, 3e-2);
+    test_ik_random(&opw_fanuc_m10ia, n / 4 + 1, 0, 3e-2);
+    test_ik_random(&opw_staubli_tx2_60, n / 4 + 1, 1, 3e-2);
     test_singular(pik_piper_model(0), n / 4 + 3);
     test_errors(pik_piper_model(0));
     test_select(pik_piper_model(0), n / 4 + 1);

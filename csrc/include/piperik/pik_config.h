@@ -20,6 +20,12 @@
  *   PIK_WITH_STATUS_STRINGS
  *                       1: pik_status_str() returns a sentence per status (default).
  *                       0: it returns "" and the message table is compiled out (saves flash).
+ *   PIK_ARM6_SPECIALISED
+ *                       1: the 6R solver (pik_arm6.c) is compiled twice: once specialised for arms
+ *                          without shoulder offsets or reversed joints (the PiPER presets, at the
+ *                          speed they had before the OPW class), once for every OPW arm (default).
+ *                       0: compiled once (about 5 KiB less flash on Cortex-M); arms without offsets
+ *                          take a few per cent more instructions. Results are identical.
  *   PIK_NO_VECTOR_EXT   defined: never use the GCC vector-extension kernels (pik_trig_impl.h);
  *                       they are used only in the double build, where they give bit-identical
  *                       results (SSE2 on x86-64, NEON on aarch64, scalar code elsewhere).
@@ -44,6 +50,10 @@
 
 #ifndef PIK_WITH_STATUS_STRINGS
 #define PIK_WITH_STATUS_STRINGS 1
+#endif
+
+#ifndef PIK_ARM6_SPECIALISED
+#define PIK_ARM6_SPECIALISED 1
 #endif
 
 /*
