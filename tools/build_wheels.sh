@@ -16,14 +16,15 @@
 # each wheel: stripped module, no test sources, size under WHEEL_MAX_KB.
 #
 # The extension is built here for size, not as setup.py's defaults:
-# - the pybind11 module (its template code is most of the module): -Os and LTO, against pybind11
+# - the pybind11 module (its template code is most of the module): -Oz and LTO, against pybind11
 #   PYBIND11_VERSION (2.13: its code is ~11 KB smaller compressed than 3.x's; setup.py accepts >= 2.10);
 #   the statically linked C++ runtime is built small too (-Os at link).
 # - the C core and the firmware simulator: setup.py's own flags (-O2, last on the line), compiled as
 #   native objects without LTO, so the machine code of the IK is what -O2 makes of each file and
-#   nothing of it is inlined into -Os binding code; no unwind tables (no C++ exception crosses a C
+#   nothing of it is inlined into -Oz binding code; no unwind tables (no C++ exception crosses a C
 #   frame: the C code calls no C++). -ffp-contract=off keeps clang from fusing a*b+c into FMA, so
-#   results match the gcc -std=c99 build.
+#   results match the gcc -std=c99 build. Only the C files no IK call runs (COLD_C_SOURCES: the
+#   firmware simulator, model and status tables) are built -Os.
 # - one exported symbol, PyInit__core (a version script): the C core's functions reach other
 #   extensions only through the _C_API capsule, so none needs a dynamic symbol, and the linker drops
 #   every function the module does not call (-ffunction-sections, --gc-sections).
@@ -91,8 +92,14 @@ SDIST=$(ls "$SDIST_DIR"/piperik-*.tar.gz)
 log "sdist $(basename "$SDIST")"
 
 # ---- cross-compiler wrappers: one `cc` that compiles C as C and .cpp as C++, and `ar` ----------
-CXX_COMPILE_FLAGS="-Os -flto"
+# C++: clang's -Oz (zig cc maps -Oz to -Os; -Xclang passes the real one), LTO. C: no unwind tables.
+CXX_COMPILE_FLAGS="-Os -Xclang -Oz -flto"
 C_COMPILE_FLAGS="-fno-asynchronous-unwind-tables -fno-unwind-tables"
+# C files that no IK call runs, built for size after setup.py's -O2: the firmware simulator (its IK calls
+# are the core's -O2 code) and the model / status tables. The IK, selection, paths, trig and the codec
+# (benchmarks/bench_bridge.py measures it) keep -O2.
+COLD_C_SOURCES="fw_core.c fw_posix.c pik_models.c pik_status.c"
+COLD_C_FLAGS="-Os"
 # the module's one dynamic symbol (everything else is local, so --gc-sections may drop it)
 EXPORTS_MAP=$WORK_DIR/exports.map
 printf '{\n  global: PyInit__core;\n  local: *;\n};\n' >"$EXPORTS_MAP"
@@ -106,13 +113,15 @@ write_wrappers() {  # arch -> directory with cc and ar for that target
 # these, so its -O2 for the C core stands.
 mode=cc
 lang_flags=
+last_flags=
 for a in "\$@"; do
     case "\$a" in
         *.cpp|*.cc|*.cxx) mode=c++; lang_flags="$CXX_COMPILE_FLAGS";;
-        *.c) [ "\$mode" = c++ ] || lang_flags="$C_COMPILE_FLAGS";;
+        *.c) [ "\$mode" = c++ ] || lang_flags="$C_COMPILE_FLAGS"
+             case " $COLD_C_SOURCES " in *" \${a##*/} "*) last_flags="$COLD_C_FLAGS";; esac;;
     esac
 done
-exec "$TOOLS/bin/python" -m ziglang \$mode -target $arch-linux-gnu.$GLIBC_VERSION \$lang_flags "\$@"
+exec "$TOOLS/bin/python" -m ziglang \$mode -target $arch-linux-gnu.$GLIBC_VERSION \$lang_flags "\$@" \$last_flags
 EOF
     cat >"$dir/c++" <<EOF
 #!/bin/sh
@@ -143,7 +152,7 @@ cc, cxx, ar = f"{bindir}/cc", f"{bindir}/c++", f"{bindir}/ar"
 cflags = "-DNDEBUG -fwrapv -ffunction-sections -fdata-sections -ffp-contract=off"
 # -s strips at link time; -Os at link builds zig's libc++/libunwind small; --gc-sections drops unused
 # code; the version script exports PyInit__core alone
-ld = f"-shared -s -Os -flto -Wl,--gc-sections -Wl,--version-script={exports_map} {extra_objects}"
+ld = f"-shared -s -Os -flto -Wl,--gc-sections -Wl,--hash-style=gnu -Wl,--version-script={exports_map} {extra_objects}"
 cv.update(
     EXT_SUFFIX=f".{abi}.so", SOABI=abi, MULTIARCH=f"{arch}-linux-gnu", HOST_GNU_TYPE=f"{arch}-pc-linux-gnu",
     CC=cc, CXX=cxx, LDSHARED=f"{cc} {ld}", LDCXXSHARED=f"{cxx} {ld}", BLDSHARED=f"{cc} {ld}",
