@@ -16,14 +16,14 @@
 # each wheel: stripped module, no test sources, size under WHEEL_MAX_KB.
 #
 # The extension is built for size, not as setup.py's defaults, in one of two profiles
-# (WHEEL_PROFILE); measured on cp311 x86-64 against the wheels before this split, best of 5 x 15
-# batches on a loaded 2-core machine:
+# (WHEEL_PROFILE); speed measured on cp311 x86-64 against the wheels before, best of 12 x 15
+# batches on a loaded 2-core machine (README, "On a Raspberry Pi", has the tables):
 #
 #   speed (default)  pybind11 3.1.0, the pybind11 module at -Os + LTO, the C core at setup.py's -O2
 #                    and LTO (its functions keep their dynamic symbols, so the linker cannot inline
 #                    them into -Os binding code). Speed of the wheels before: every C-core and Python
-#                    row of benchmarks/bench_ik.py within 2 %, results bit-identical. Wheels 313-332 KB:
-#                    over WHEEL_MAX_KB 300, and the check says so (exit 1).
+#                    row of benchmarks/bench_ik.py within the noise (0.94-1.03), results bit-identical.
+#                    Wheels 310-343 KB: over WHEEL_MAX_KB 300, and the check says so (exit 1).
 #   size             pybind11 2.13.6 (~11 KB smaller compressed: no vectorcall dispatch), the module at
 #                    clang -Oz + LTO, the C core as native -O2 objects without LTO, one exported symbol
 #                    (a version script: the core reaches other extensions only through the _C_API
