@@ -144,7 +144,7 @@ log "test suite (emulated; tens of minutes)"
 t0=$(date +%s)
 set +e
 # shellcheck disable=SC2086
-in_root sh -c "cd $CHECK/src && PIPERIK_TEST_COUNT=${PIPERIK_TEST_COUNT:-10000} $CHECK/venv/bin/pytest -q -rs -p no:cacheprovider ${PYTEST_ARGS:-}" \
+in_root sh -c "cd $CHECK/src && PIPERIK_TEST_COUNT=${PIPERIK_TEST_COUNT:-10000} $CHECK/venv/bin/pytest -q -rfEs -p no:cacheprovider ${PYTEST_ARGS:-}" \
     >"$ROOT$CHECK/pytest.log" 2>&1
 PYTEST_RC=$?
 set -e
