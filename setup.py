@@ -18,6 +18,29 @@ VERSION = re.search(
     r'#define PIK_VERSION_STRING "([^"]+)"', (ROOT / INCLUDE / "piperik" / "piperik.h").read_text()
 ).group(1)
 
+# The package description (PyPI's page, the METADATA of every wheel): README.md's opening and the
+# sections a new user starts with, not the whole file (84 KB, 32 KB compressed: a tenth of a wheel).
+# Links to README sections become "text (README.md)"; the last paragraph says where the rest is.
+DESCRIPTION_SECTIONS = ("Why", "Install and try", "Quickstart")
+
+
+def package_description(readme: str) -> str:
+    intro, *sections = re.split(r"^(?=## )", readme, flags=re.M)
+    # the opening without its table of contents, each chosen section without its ### subsections
+    parts = [re.sub(r"^Contents: .*?\n\n", "", intro, flags=re.M | re.S)]
+    for section in sections:
+        if section.splitlines()[0][3:].strip() in DESCRIPTION_SECTIONS:
+            parts.append(re.split(r"^(?=### )", section, flags=re.M)[0])
+    text = "".join(parts).rstrip() + "\n"
+    text = re.sub(r"\[([^\]]+)\]\(#[^)]*\)", r"\1 (README.md)", text)
+    return text + (
+        "\n## More\n\nThe full documentation (wheels for a Raspberry Pi, the command line, the 7-DOF arms, "
+        "selection and motions, streaming to a microcontroller, driving a real PiPER, the model, accuracy, "
+        "benchmarks, the C core and vendoring it into firmware, tests) is README.md in the source "
+        "distribution.\n"
+    )
+
+
 CORE_SOURCES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc" / "src").glob("*.c")) + [
     "tables/pik_trig_table.c"
 ]
@@ -61,6 +84,8 @@ class build_py_with_headers(build_py):
 
 setup(
     version=VERSION,
+    long_description=package_description((ROOT / "README.md").read_text(encoding="utf-8")),
+    long_description_content_type="text/markdown",
     libraries=LIBRARIES,
     ext_modules=[
         Pybind11Extension(

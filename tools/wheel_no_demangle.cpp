@@ -4,7 +4,7 @@
 // enough libstdc++), and its Itanium demangler alone is 112 KB of the stripped module, a third of the
 // wheel. pybind11 demangles a C++ type name only to print a type that has no Python binding (in a
 // signature or a cast error); piperik binds every type its functions take or return, so no docstring
-// needs it (tests/test_generated.py::test_no_mangled_names_in_docstrings checks every one, on the
+// needs it (tests/test_packaging.py::test_no_cxx_type_names_in_docstrings checks every one, on the
 // installed module). With this definition the linker takes no demangler from the runtime, and a name
 // pybind11 would have demangled is shown as the compiler spells it (status -2: "not a valid name").
 #include <cstddef>
