@@ -19,6 +19,9 @@
  *  4. Cost without q_current: -(smallest limit margin) + the penalties, absolute.
  *  5. keep_branch: a discontinuous branch change is rejected (PIK_BRANCH_SWITCH when nothing else
  *     qualifies); a continuous one (crossing a singularity) is always allowed.
+ * The S-R-S search's Newton steps (pik_srs_select.c, visit_newton) rebuild rule 3's terms to take
+ * their derivatives in psi and use them only where the rebuilt cost equals pik_score's: a change to
+ * rule 3 here switches those steps off (to Brent's minimiser) until visit_newton follows it.
  */
 #ifndef PIK_SELECT_INTERNAL_H
 #define PIK_SELECT_INTERNAL_H

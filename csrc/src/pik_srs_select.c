@@ -33,11 +33,10 @@ static pik_real cos_diff(pik_real t, pik_real s_c, pik_real c_c)
  * R47(psi), a sin psi + b cos psi + c, so one evaluation costs 16 products instead of building the
  * two rotations. t4 is the arm's constant elbow angle. Returns 0 (th untouched) near a shoulder or
  * wrist singularity, where the caller falls back to arm_thetas. */
-static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_real psi, pik_real th[7],
+static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_real sp, pik_real cp, pik_real th[7],
                       pik_real *singularity, pik_real *sin26)
 {
-    pik_real sp, cp, s[6], c[6], t[6], n2, n6, i2, i6;
-    pik_sincos_r(psi, &sp, &cp);
+    pik_real s[6], c[6], t[6], n2, n6, i2, i6;
     s[0] = lin_eval(L->n[0], sp, cp);
     c[0] = lin_eval(L->d[0], sp, cp);
     s[3] = lin_eval(L->n[3], sp, cp);
@@ -140,7 +139,9 @@ static void search_thetas(srs_search *S, int g, pik_real psi, pik_real rep[7], p
 {
     if (S->lin_g != -2) {
         const srs_lin_arm *L = search_lin(S, g); /* before reading t4, which it sets */
-        if (lin_thetas(L, S->t4, S->P->s4, psi, rep, sing, 0)) {
+        pik_real sp, cp;
+        pik_sincos_r(psi, &sp, &cp);
+        if (lin_thetas(L, S->t4, S->P->s4, sp, cp, rep, sing, 0)) {
             return;
         }
     }
@@ -421,14 +422,14 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
     unsigned charged = 0;
     int j;
     *smooth = 0;
-    if (S->mapped || !S->sc.q_current || !lin_thetas(L, S->t4, S->P->s4, psi, rep, &sing, sin26)) {
+    pik_sincos_r(psi, &sp, &cp);
+    if (S->mapped || !S->sc.q_current || !lin_thetas(L, S->t4, S->P->s4, sp, cp, rep, &sing, sin26)) {
         return visit_branch(S, b, psi);
     }
     branch_thetas(b, rep, th);
     if (score_thetas(S, b, psi, th, sing, q, &r) != PIK_SCORE_OK) {
         return PIK_HUGE;
     }
-    pik_sincos_r(psi, &sp, &cp);
     lin_rates(S->m, L, b, sp, cp, dq, d2q);
     *f1 = 0;
     *f2 = 0;
@@ -493,11 +494,12 @@ typedef struct srs_slope_pt {
  * quadratically, in ~3 evaluations where Brent's minimiser takes ~10. Every point is visited (the best
  * keeps the winner). Returns 1 when it converged; 0 when the caller must minimise otherwise: a penalty
  * or a limit on the way, a point where the cost is not convex, a step out of (lo, hi) or larger than
- * SRS_NEWTON_STEP_MAX, a step that does not descend, or no convergence in SRS_NEWTON_ITERATIONS; 2
+ * SRS_NEWTON_STEP_MAX, a step that does not descend, or no convergence in SRS_NEWTON_ITERATIONS (a
+ * step of at most `done` is the last: SRS_NEWTON_DONE, or the polish's finer tolerance); 2
  * for such a failure where the last step crossed the slope's sign change (a corner of a band, say):
  * pair (may be NULL) then holds the two points on either side. */
 static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x, pik_real fx, pik_real f1,
-                     pik_real f2, unsigned charged, srs_slope_pt pair[2])
+                     pik_real f2, unsigned charged, srs_slope_pt pair[2], pik_real done)
 {
     srs_kinks K;
     int it, smooth = 1;
@@ -512,10 +514,10 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
             return 0;
         }
         /* the last step's point needs no derivatives */
-        fn = pik_fabs(step) <= SRS_NEWTON_DONE ? visit_branch(S, b, x + step)
-                                               : visit_newton(S, b, x + step, &f1, &f2, &smooth, &K);
+        fn = pik_fabs(step) <= done ? visit_branch(S, b, x + step)
+                                    : visit_newton(S, b, x + step, &f1, &f2, &smooth, &K);
         if (!(fn <= fx + SRS_COST_TOL + PIK_TOL(1e-12, 1e-5) * fx)) {
-            if (pair && pik_fabs(step) > SRS_NEWTON_DONE && smooth && fn < PIK_HUGE && (f1 < 0) != (g1 < 0)) {
+            if (pair && pik_fabs(step) > done && smooth && fn < PIK_HUGE && (f1 < 0) != (g1 < 0)) {
                 pair[0].psi = x;
                 pair[0].f1 = g1;
                 pair[0].f2 = g2;
@@ -530,7 +532,7 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
         }
         x += step;
         charged = K.charged;
-        if (pik_fabs(step) <= SRS_NEWTON_DONE) {
+        if (pik_fabs(step) <= done) {
             S->newton_branch = b;
             S->newton_psi = x;
             return 1;
@@ -578,24 +580,14 @@ static void polish_best(srs_search *S)
         return; /* one side was better: the searches' bracket was wrong; that point stands */
     }
     {
-        /* Newton's steps where the cost is smooth (quadratic: from within h, two or three steps reach
-         * tol); each point is visited, the best keeps the winner */
-        const pik_real x0 = x;
+        /* Newton's method where the cost is smooth (quadratic: from within h, two or three steps
+         * reach tol) */
         pik_real f1, f2;
-        int it, smooth;
+        int smooth;
         visit_newton(S, b, x, &f1, &f2, &smooth, 0);
-        for (it = 0; smooth && f2 > 0 && it < 6; ++it) {
-            pik_real step = -f1 / f2;
-            if (pik_fabs(step) <= tol) {
-                return; /* converged */
-            }
-            if (!(x + step > x0 - h && x + step < x0 + h)) {
-                break;
-            }
-            x += step;
-            visit_newton(S, b, x, &f1, &f2, &smooth, 0);
+        if (smooth && newton_on(S, b, x - h, x + h, x, fx, f1, f2, 0, 0, tol) == 1) {
+            return;
         }
-        x = x0;
     }
     brent_on(S, b, x - h, x + h, x, fx, x - h, fa, x + h, fc, 48, tol);
 }
@@ -753,14 +745,14 @@ static void refine_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x
     srs_slope_pt pair[2];
     int newton;
     fx = visit_newton(S, b, x, &f1, &f2, &smooth, &Kx);
-    newton = smooth ? newton_on(S, b, lo, hi, x, fx, f1, f2, Kx.charged, pair) : 0;
+    newton = smooth ? newton_on(S, b, lo, hi, x, fx, f1, f2, Kx.charged, pair, SRS_NEWTON_DONE) : 0;
     if (newton == 1) {
         return;
     }
     if (newton == 2) {
         const srs_slope_pt *A = pair[0].psi < pair[1].psi ? &pair[0] : &pair[1], *C = A == pair ? &pair[1] : &pair[0];
-        const srs_slope_pt *X = A->f1 < 0 ? A : C; /* the side falling toward the other */
-        if (A->f1 < 0 && C->f1 > 0 && slope_root_on(S, b, A->psi, C->psi, X->psi, X->f1, X->f2, A->charged, C->charged)) {
+        /* a minimum between them where the left one falls and the right one rises */
+        if (A->f1 < 0 && C->f1 > 0 && slope_root_on(S, b, A->psi, C->psi, A->psi, A->f1, A->f2, A->charged, C->charged)) {
             return;
         }
     }
@@ -798,7 +790,7 @@ SRS_NOINLINE static void local_search(srs_search *S, int b, pik_real psi0, int t
     pik_real a, x, c, fa, fx, fc, f1, f2, step = PIK_R(0.02);
     int it, smooth;
     fx = visit_newton(S, b, psi0, &f1, &f2, &smooth, 0);
-    if ((smooth && newton_on(S, b, psi0 - PIK_PI, psi0 + PIK_PI, psi0, fx, f1, f2, 0, 0) == 1) || !thorough) {
+    if ((smooth && newton_on(S, b, psi0 - PIK_PI, psi0 + PIK_PI, psi0, fx, f1, f2, 0, 0, SRS_NEWTON_DONE) == 1) || !thorough) {
         return;
     }
     /* q_current on (or a hair past) a limit puts its own arm angle just outside the branch's limits,
