@@ -293,6 +293,17 @@ int pik_srs_prepare_pose(const pik_srs_model *m, const pik_real T[16], srs_pose 
     return PIK_OK;
 }
 
+void pik_srs_r03_of_thetas(const pik_real th[3], pik_real R03[9])
+{
+    pik_real s, c, R01[9], R02[9];
+    pik_sincos_r(th[0], &s, &c);
+    rot_dh(0, s, c, R01);
+    pik_sincos_r(th[1], &s, &c);
+    mul_dh(R01, 1, s, c, R02);
+    pik_sincos_r(th[2], &s, &c);
+    mul_dh(R02, 2, s, c, R03);
+}
+
 /* R03(psi) = Rot(u, psi) R03ref. */
 static void r03_at(const srs_pose *P, int g, pik_real spsi, pik_real cpsi, pik_real R03[9])
 {

@@ -204,6 +204,8 @@ void pik_srs_seed_thetas(const pik_srs_model *m, const pik_real *seed_q, pik_rea
  * singularity measure; where the shoulder or wrist is singular the seed's t1 (t5) is kept. */
 void pik_srs_arm_thetas(const srs_pose *P, int g, pik_real psi, const pik_real *seed_theta, pik_real th[7],
                         pik_real *singularity);
+/* R03 (canonical frame) of joint angles t1, t2, t3. */
+void pik_srs_r03_of_thetas(const pik_real th[3], pik_real R03[9]);
 /* Arm g's joints as linear forms of (sin psi, cos psi). */
 void pik_srs_arm_lin(const srs_pose *P, int g, srs_lin_arm *L);
 /* Arm g's sorted breakpoints in [-pi, pi] (limit crossings, exclusion edges, with `stationary` the

@@ -87,6 +87,10 @@ static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_re
  * that a local search and the probe both miss; the branch and bound decides there. */
 #define SRS_TRUST_COST PIK_R(0.01)
 
+/* The nearest policy's first branch-and-bound pass searches only the arm angles where a solution of
+ * this cost or less can be (psi_window: about 0.35 rad of psi at unit weights). */
+#define SRS_WINDOW_COST PIK_R(0.01)
+
 /* The best candidate of a search (or of the fast path's probe). */
 typedef struct srs_best {
     int found;
@@ -115,6 +119,11 @@ typedef struct srs_search {
     pik_real map_centre, map_scale;
     int newton_branch;           /* the branch and psi of Newton's last converged minimum (-1: none) */
     pik_real newton_psi;
+    int window;                  /* 1: psi_window applies (q_current, w1, w2, w3 > 0) */
+    pik_real pair_t0[2];         /* t3, t7 at psi = 0 (scan_branches) */
+    int have_r03_c;
+    pik_real r03_c[9];           /* q_current's R03 (canonical frame), once have_r03_c */
+    pik_real window_scale2;      /* 1/w1 + 1/w2 + 1/w3 */
     int n_split;                 /* cells whose bound left a gap after their search (search_cell), */
     struct {                     /* the SRS_SPLIT_CELLS lowest bounds kept, to be halved at the end */
         pik_real a0, a1, lb;
@@ -865,6 +874,74 @@ static pik_real arc_dist(pik_real t, pik_real ta, pik_real sweep)
     }
 }
 
+/*
+ * The arm-angle window of arm g for cost `cost`: the arm angles where a solution of that cost or less
+ * can be. The shoulder's rotation is R03(psi) = Rot(u, psi) R03ref on every branch of the arm (u the
+ * shoulder-wrist line), and R03 = Rz(t1) X1 Rz(t2) X2 Rz(t3) X3, so R03 of a candidate is within the
+ * rotation angle |d1| + |d2| + |d3| of q_current's R03c (the angle between rotations is a bi-invariant
+ * metric). A candidate at cost <= `cost` has sum_j<3 w_j d_j^2 <= cost (the distance part of rule 3;
+ * the penalties are never negative), so |d1| + |d2| + |d3| <= rho, rho^2 = cost (1/w1 + 1/w2 + 1/w3)
+ * (Cauchy-Schwarz): tr(Rot(u, psi) N) >= 1 + 2 cos rho with N = R03ref R03c^T. The trace is
+ * a0 + A cos(psi - phi), so that is an arc of psi around phi. Rot(u, psi) turns by exactly psi, so
+ * the arc is never wider than about 2 rho: the window stays narrow next to every singularity (the elbow
+ * stretched, the reference plane) where psi itself is ill-conditioned. Returns 0 when no psi of the arm
+ * qualifies (the arm is skipped), 1 with the arc in *centre, *half, 2 when the whole circle may. The
+ * pads keep rounding on the safe side.
+ */
+/* tr(Rot(u, psi) N), N = R03ref R03c^T, as x cos psi + y sin psi + unu (psi_window). R03c is built on
+ * first use. */
+static void r03_trace_form(srs_search *S, int g, pik_real *x, pik_real *y, pik_real *unu)
+{
+    const pik_real *u = S->P->u, *R = S->P->R03ref[g], *C = S->r03_c;
+    pik_real N[9], t = 0;
+    int i, k;
+    if (!S->have_r03_c) {
+        pik_srs_r03_of_thetas(S->seed_theta, S->r03_c);
+        S->have_r03_c = 1;
+    }
+    for (i = 0; i < 3; ++i) {
+        for (k = 0; k < 3; ++k) { /* N = R03ref R03c^T */
+            N[3 * i + k] = R[3 * i] * C[3 * k] + R[3 * i + 1] * C[3 * k + 1] + R[3 * i + 2] * C[3 * k + 2];
+        }
+    }
+    for (i = 0; i < 3; ++i) {
+        t += u[i] * (N[3 * i] * u[0] + N[3 * i + 1] * u[1] + N[3 * i + 2] * u[2]);
+    }
+    /* Rot(u, psi) = cos psi I + sin psi [u]x + (1 - cos psi) u u' */
+    *unu = t;
+    *x = N[0] + N[4] + N[8] - t;
+    *y = u[0] * (N[5] - N[7]) + u[1] * (N[6] - N[2]) + u[2] * (N[1] - N[3]);
+}
+
+static int psi_window(srs_search *S, int g, pik_real cost, pik_real *centre, pik_real *half)
+{
+    pik_real unu, x, y, a, rho, sr, cr, level, kappa;
+    if (!S->window || !(cost < PIK_HUGE)) {
+        return 2;
+    }
+    rho = pik_sqrt((cost * (1 + PIK_TOL(1e-9, 1e-4)) + SRS_COST_TOL) * S->window_scale2);
+    if (!(rho < PIK_R(3.0))) {
+        return 2;
+    }
+    r03_trace_form(S, g, &x, &y, &unu);
+    a = pik_sqrt(x * x + y * y);
+    pik_sincos_r(rho, &sr, &cr);
+    level = 1 + 2 * cr - unu - PIK_TOL(1e-12, 1e-5);
+    if (!(a > PIK_TOL(1e-12, 1e-5))) {
+        return level <= 0 ? 2 : 0;
+    }
+    kappa = level / a;
+    if (kappa <= -1) {
+        return 2;
+    }
+    if (kappa > 1) {
+        return 0;
+    }
+    *centre = pik_atan2_r(y, x);
+    *half = pik_atan2_r(pik_sqrt(1 - kappa * kappa), kappa) + PIK_TOL(1e-9, 1e-4);
+    return 1;
+}
+
 /* Largest limit margin of joint j over the arc of t (ta, sweep): the middle of the range if the arc
  * passes it, else the better end (the margin is unimodal along the circle). Ranges wider than 2pi
  * are not bounded. */
@@ -886,26 +963,93 @@ static pik_real arc_margin_ub(const pik_srs_model *m, int j, pik_real ta, pik_re
 }
 
 /* Where the shoulder or the wrist is singular at every arm angle (the elbow stretched along the
- * base axis), only t1 + t3 (t5 + t7) follows psi and the cells carry no bound: each branch is sampled
- * around the circle and refined between the neighbours of every sampled local minimum. */
-static void scan_branches(srs_search *S, int g)
+ * base axis), only t1 + t3 (t5 + t7) follows psi and the cells carry no bound: the arm turns about
+ * its own line, so the pair's moving joint (t3, t7; the IK keeps the seed's t1, t5) turns at a
+ * constant rate in psi, measured here from two evaluations. Its limit crossings, with the other
+ * joints' (pik_srs_arm_breaks), cut the circle into cells each wholly inside or outside the limits;
+ * every cell inside is minimised from its middle, and each branch is also sampled around the circle
+ * and refined between the neighbours of every sampled local minimum (the cost is not unimodal in a
+ * cell). Without the crossings an in-limit piece narrower than the samples' spacing (seen: 0.7 deg
+ * wide, 0.9 rad nearer than the rest) went unseen. */
+/* The rates in psi of arm g's t3 and t7 (0 where not half-singular), from two evaluations; a frame of
+ * its own, off scan_branches's. */
+SRS_NOINLINE static void pair_rates(srs_search *S, int g, pik_real h, pik_real rate[2])
 {
-    enum { NS = 72 };
-    pik_real f[NS];
-    int k, i;
+    pik_real rep0[7], rep1[7], sing;
+    search_thetas(S, g, 0, rep0, &sing);
+    search_thetas(S, g, h, rep1, &sing);
+    rate[0] = pik_wrap_pi(rep1[2] - rep0[2]) / h;
+    rate[1] = pik_wrap_pi(rep1[6] - rep0[6]) / h;
+    rate[0] = S->lin.half_singular[0] && pik_fabs(rate[0]) > PIK_R(0.5) ? rate[0] : 0;
+    rate[1] = S->lin.half_singular[1] && pik_fabs(rate[1]) > PIK_R(0.5) ? rate[1] : 0;
+    S->pair_t0[0] = rep0[2];
+    S->pair_t0[1] = rep0[6];
+}
+
+SRS_NOINLINE static void scan_branches(srs_search *S, int g)
+{
+    /* pik_srs_arm_breaks without stationary points: 2 + 6 x 2 x 2 + 4 x 2; the pairs' crossings */
+    enum { NS = 72, LIMIT_BREAKS = 34, PAIR_BREAKS = 8 };
+    const pik_srs_model *m = S->m;
+    const srs_lin_arm *L = search_lin(S, g);
+    pik_real br[LIMIT_BREAKS + PAIR_BREAKS], costs[4], rate[2];
+    pik_real f_first = 0, f_second = 0, f_prev = 0, f_cur = 0, f_next;
+    int k, i, nb, pair;
+    nb = pik_srs_arm_breaks(m, L, 0, br, 0);
+    pair_rates(S, g, PIK_R(0.25), rate);
+    for (pair = 0; pair < 2; ++pair) {
+        int jj = pair ? 6 : 2, e, flip;
+        if (rate[pair] == 0) {
+            continue;
+        }
+        for (e = 0; e < 2; ++e) {
+            pik_real t_lim = srs_theta_of_q(m, jj, e ? m->upper_rad[jj] : m->lower_rad[jj]);
+            for (flip = 0; flip < 2; ++flip) { /* the GC2 (GC6) flipped branches carry t + pi */
+                br[nb++] = pik_wrap_pi(pik_wrap_pi(t_lim - (pik_real)flip * PIK_PI - S->pair_t0[pair]) / rate[pair]);
+            }
+        }
+    }
+    for (i = 1; i < nb; ++i) { /* insertion sort: nb <= LIMIT_BREAKS + PAIR_BREAKS */
+        pik_real x = br[i];
+        for (k = i - 1; k >= 0 && br[k] > x; --k) {
+            br[k + 1] = br[k];
+        }
+        br[k + 1] = x;
+    }
+    for (i = 0; i + 1 < nb; ++i) {
+        pik_real a0 = br[i], a1 = br[i + 1];
+        visit(S, g, a0, -1, 0, 0); /* an optimum on a limit sits on a crossing */
+        if (!(a1 - a0 > SRS_INTERVAL_MIN)) {
+            continue;
+        }
+        costs[0] = costs[1] = costs[2] = costs[3] = PIK_HUGE; /* visit fills the allowed branches' */
+        visit(S, g, PIK_R(0.5) * (a0 + a1), -1, 0, costs);
+        for (k = 0; k < 4; ++k) {
+            if (costs[k] < PIK_HUGE) {
+                minimise_on(S, SRS_BRANCH(g, k), a0, a1);
+            }
+        }
+    }
     for (k = 0; k < 4; ++k) {
         int b = SRS_BRANCH(g, k);
         if (!(S->allowed & (1u << b))) {
             continue;
         }
-        for (i = 0; i < NS; ++i) {
-            f[i] = visit_branch(S, b, -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)i);
-        }
-        for (i = 0; i < NS; ++i) {
-            pik_real fl = f[(i + NS - 1) % NS], fr = f[(i + 1) % NS], x = -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)i;
-            if (f[i] < PIK_HUGE && f[i] <= fl && f[i] <= fr) {
+        /* samples i = 0 .. NS - 1 around the circle, each judged against its neighbours once the
+         * next is known (three values held, not NS: this frame is on the firmware's deepest chain) */
+        for (i = 0; i <= NS + 1; ++i) {
+            f_next = i < NS ? visit_branch(S, b, -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)i) : (i == NS ? f_first : f_second);
+            if (i == 0) {
+                f_first = f_next;
+            } else if (i == 1) {
+                f_second = f_next;
+            }
+            if (i >= 2 && f_cur < PIK_HUGE && f_cur <= f_prev && f_cur <= f_next) {
+                pik_real x = -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)((i - 1) % NS);
                 minimise_on(S, b, x - PIK_TWO_PI / NS, x + PIK_TWO_PI / NS);
             }
+            f_prev = f_cur;
+            f_cur = f_next;
         }
     }
 }
@@ -1143,47 +1287,83 @@ SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
 }
 
 /* Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
- * is monotone in a cell): search_cell for each allowed branch. */
-static void branch_and_bound(srs_search *S, int g, const pik_real *th_c)
+ * is monotone in a cell): search_cell for each allowed branch. With q_current, only the arm angles of
+ * psi_window for `cap` (or the incumbent's cost, when lower) are searched: each cell is clipped to
+ * the window (a part of a cell is a cell: its joints stay monotone), the rest is skipped. */
+static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_real cap)
 {
-    const srs_lin_arm *L = search_lin(S, g);
-    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7];
-    int nb, i, k, j;
+    const srs_lin_arm *L;
+    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7], w_centre = 0, w_half = PIK_PI, last_b = PIK_HUGE;
+    pik_real w_cost = S->best->found && S->best->cost < cap ? S->best->cost : cap;
+    int nb, i, k, j, piece, win = S->sc.q_current ? psi_window(S, g, w_cost, &w_centre, &w_half) : 2;
+    if (win == 0) {
+        return; /* no arm angle of this arm comes near enough q_current */
+    }
+    L = search_lin(S, g);
     if (L->half_singular[0] || L->half_singular[1]) {
         scan_branches(S, g);
         return;
     }
     nb = pik_srs_arm_breaks(S->m, L, 1, br, 0);
+    if (win == 1) {
+        /* the window's centre (R03 nearest q_current's) is a near incumbent: it prunes the cells */
+        visit(S, g, w_centre, -1, 0, 0);
+    }
     for (j = 0; j < L->n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
-        visit(S, g, L->sing_psi[j], -1, 0, 0);
+        if (win == 2 || ang_dist(L->sing_psi[j], w_centre) <= w_half) {
+            visit(S, g, L->sing_psi[j], -1, 0, 0);
+        }
     }
-    /* Every breakpoint is scored on every branch: an in-limit set may be a single arm angle (several
-     * joints at a limit at once, in a cell too short to search), and an optimum on a limit is one */
-    visit(S, g, br[0], -1, rep_a, 0);
+    /* Every breakpoint (in the window) is scored on every branch: an in-limit set may be a single arm
+     * angle (several joints at a limit at once, in a cell too short to search), and an optimum on a
+     * limit is one */
     for (i = 0; i + 1 < nb; ++i) {
-        pik_real a0 = br[i], a1 = br[i + 1], mid = PIK_R(0.5) * (a0 + a1), sm, cm, rate[6];
-        visit(S, g, a1, -1, rep_b, 0);
-        if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(L, mid)) {
-            memcpy(rep_a, rep_b, sizeof rep_a);
-            continue;
-        }
-        pik_sincos_r(mid, &sm, &cm);
-        for (k = 0; k < 6; ++k) {
-            rate[k] = lin_eval(joint_rate(L, k), sm, cm);
-        }
-        for (k = 0; k < 4; ++k) {
-            int b = SRS_BRANCH(g, k);
-            pik_real lb;
-            if ((S->allowed & (1u << b)) && search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, &lb)) {
-                keep_split(S, b, a0, a1, lb);
+        pik_real sm, cm, rate[6];
+        int searched = !(br[i + 1] - br[i] < SRS_INTERVAL_MIN || in_exclusion(L, PIK_R(0.5) * (br[i] + br[i + 1])));
+        if (searched) {
+            pik_sincos_r(PIK_R(0.5) * (br[i] + br[i + 1]), &sm, &cm);
+            for (k = 0; k < 6; ++k) {
+                rate[k] = lin_eval(joint_rate(L, k), sm, cm);
             }
         }
-        memcpy(rep_a, rep_b, sizeof rep_a);
+        /* the window meets [-pi, pi] in up to two pieces (it may wrap): its copies shifted by -2pi, 0, 2pi */
+        for (piece = -1; piece <= 1; ++piece) {
+            pik_real a0 = br[i], a1 = br[i + 1];
+            if (win == 1) {
+                pik_real lo = w_centre - w_half + (pik_real)piece * PIK_TWO_PI, hi = lo + 2 * w_half;
+                a0 = lo > a0 ? lo : a0;
+                a1 = hi < a1 ? hi : a1;
+                if (!(a1 >= a0)) {
+                    continue;
+                }
+            } else if (piece != 0) {
+                continue;
+            }
+            if (a0 == last_b) {
+                memcpy(rep_a, rep_b, sizeof rep_a);
+            } else {
+                visit(S, g, a0, -1, rep_a, 0);
+            }
+            visit(S, g, a1, -1, rep_b, 0);
+            last_b = a1;
+            if (!searched || a1 == a0) {
+                continue;
+            }
+            for (k = 0; k < 4; ++k) {
+                int b = SRS_BRANCH(g, k);
+                pik_real lb;
+                if ((S->allowed & (1u << b)) && search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, &lb)) {
+                    keep_split(S, b, a0, a1, lb);
+                }
+            }
+        }
     }
     if (S->sc.q_current) {
         for (j = 0; j < L->n_sing; ++j) {
-            polar_window(S, g, j >= L->n_sing_shoulder, L->sing_psi[j]);
+            if (win == 2 || ang_dist(L->sing_psi[j], w_centre) <= w_half + PIK_PSI_SINGULAR_EXCLUSION_RAD) {
+                polar_window(S, g, j >= L->n_sing_shoulder, L->sing_psi[j]);
+            }
         }
     }
 }
@@ -1309,7 +1489,18 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
     const pik_real near = PIK_R(0.05);
     srs_best probe;
     int accept;
-    pik_srs_arm_angle(S->m, S->sc.q_current, &psi_c);
+    {
+        /* Start where the pose's R03(psi) is nearest q_current's R03 (r03_trace_form's maximum): that
+         * is q_current's arm angle when q_current solves the pose, and unlike the arm angle of
+         * q_current's own pose it stays defined next to the elbow and reference-plane singularities */
+        pik_real x, y, unu;
+        r03_trace_form(S, (b_c >> 1) & 1, &x, &y, &unu);
+        if (x * x + y * y > PIK_TOL(1e-20, 1e-10)) {
+            psi_c = pik_atan2_r(y, x);
+        } else {
+            pik_srs_arm_angle(S->m, S->sc.q_current, &psi_c);
+        }
+    }
     for (k = 0; k < 7; ++k) {
         pik_sincos_r(th_c[k], &sc_c[k], &cc_c[k]);
     }
@@ -1330,7 +1521,7 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
         /* with more than q_current's branch near, only an exact hold ends the search before the
          * branch and bound: the other near branches' searches only seed its incumbent */
         if (near_mask & (1 << b)) {
-            local_search(S, b, psi_c, b == b_c || near_mask == (1 << b_c));
+            local_search(S, b, psi_c, near_mask == (1 << b_c));
         }
     }
     for (b = 0; b < 8; ++b) {
@@ -1342,7 +1533,7 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
      * scale of q_current's distance from it, finer than the local search's steps: only an exact
      * hold (cost ~0, and every cost is >= 0) is accepted without the branch and bound. */
     accept = best->found && best->cost <= SRS_COST_TOL;
-    if (!accept) {
+    if (!accept && near_mask == (1 << b_c)) {
         /* The probe decides where only q_current's branch is near and nothing else can beat the
          * local minimum; elsewhere it seeds the branch and bound with an incumbent (without one,
          * nothing is pruned until the sweep meets the optimum). A point whose bound (no atan2)
@@ -1445,6 +1636,11 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
                     q_current_rad ? pik_srs_singularity_of(m, q_current_rad) : PIK_R(-1.0), o);
     pik_srs_seed_thetas(m, q_current_rad, th_c);
     S.seed_theta = q_current_rad ? th_c : 0;
+    S.window = S.sc.q_current && (!o->weights || (o->weights[0] > 0 && o->weights[1] > 0 && o->weights[2] > 0));
+    S.have_r03_c = 0;
+    if (S.window) {
+        S.window_scale2 = o->weights ? 1 / o->weights[0] + 1 / o->weights[1] + 1 / o->weights[2] : 3;
+    }
     S.allowed = allowed & 0xFFu;
     if (P.n_gc4 == 1) {
         S.allowed &= 0x33u; /* elbow stretched: one elbow branch */
@@ -1472,25 +1668,37 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
         widest(&S);
         if (!best.found) { /* nothing wide enough to be numerically safe: the largest margin instead */
             for (g = 0; g < P.n_gc4; ++g) {
-                branch_and_bound(&S, g, th_c);
+                branch_and_bound(&S, g, th_c, PIK_HUGE);
             }
         }
     } else if (policy == PIK_PSI_MAX_MARGIN) {
         for (g = 0; g < P.n_gc4; ++g) {
-            branch_and_bound(&S, g, th_c);
+            branch_and_bound(&S, g, th_c, PIK_HUGE);
         }
     } else {
         /* nearest to q_current: the fast path, else the branch and bound over every cell of every arm */
         pik_real lb[8];
         int accept = nearest_fast(&S, th_c, lb);
         if (!accept) {
-            for (g = 0; g < P.n_gc4; ++g) {
-                int needed = 0;
-                for (b = 0; b < 8; ++b) {
-                    needed |= ((b >> 1) & 1) == g && (S.allowed & (1u << b)) && (!best.found || lb[b] < best.cost - SRS_COST_TOL);
+            /* First the arm angles where a solution within SRS_WINDOW_COST can be (psi_window): when
+             * one is found there it is the optimum (nothing outside the window costs as little), and
+             * the window is narrow, so that is most of the searches next to a singularity; else
+             * every arm angle (the incumbent's window), which repeats the first pass's cells. */
+            int pass;
+            for (pass = 0; pass < 2; ++pass) {
+                pik_real cap = pass == 0 ? SRS_WINDOW_COST : PIK_HUGE;
+                if (pass == 1 && best.found && best.cost <= SRS_WINDOW_COST) {
+                    break;
                 }
-                if (needed) {
-                    branch_and_bound(&S, g, th_c);
+                for (g = 0; g < P.n_gc4; ++g) {
+                    int needed = 0;
+                    for (b = 0; b < 8; ++b) {
+                        needed |= ((b >> 1) & 1) == g && (S.allowed & (1u << b)) &&
+                                  (!best.found || lb[b] < best.cost - SRS_COST_TOL) && lb[b] < cap;
+                    }
+                    if (needed) {
+                        branch_and_bound(&S, g, th_c, cap);
+                    }
                 }
             }
             split_cells(&S, th_c);
