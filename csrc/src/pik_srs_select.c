@@ -1489,10 +1489,19 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
     const pik_real near = PIK_R(0.05);
     srs_best probe;
     int accept;
-    /* Starting instead where the pose's R03(psi) is nearest q_current's (r03_trace_form's maximum)
-     * saves 1.6k instructions but, in the float build, accepted a candidate whose exact solve then
-     * left the limits (1 of 500 iiwa poses next to the q6 limit): kept as it was. */
-    pik_srs_arm_angle(S->m, S->sc.q_current, &psi_c);
+    {
+        /* Start where the pose's R03(psi) is nearest q_current's R03 (r03_trace_form's maximum): that
+         * is q_current's arm angle when q_current solves the pose, it costs less than the arm angle
+         * of q_current's own pose (no FK), and it stays defined next to the elbow and
+         * reference-plane singularities */
+        pik_real x, y, unu;
+        r03_trace_form(S, (b_c >> 1) & 1, &x, &y, &unu);
+        if (x * x + y * y > PIK_TOL(1e-20, 1e-10)) {
+            psi_c = pik_atan2_r(y, x);
+        } else {
+            pik_srs_arm_angle(S->m, S->sc.q_current, &psi_c);
+        }
+    }
     for (k = 0; k < 7; ++k) {
         pik_sincos_r(th_c[k], &sc_c[k], &cc_c[k]);
     }
@@ -1579,6 +1588,22 @@ SRS_NOINLINE static int finish(srs_search *S, srs_best best, srs_best unpolished
         verdict = pik_srs_solve_branch(S->m, S->P, best.psi, S->seed_theta, best.branch, &sol)
                       ? pik_score(&S->sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
                       : PIK_SCORE_OUTSIDE;
+    }
+    if (verdict == PIK_SCORE_OUTSIDE) {
+        /* A winner on a limit edge (the search's linear form inside the tolerance, the exact solve
+         * just past it: seen in the float build) is moved into the limits by the smallest step that
+         * gets it there, either way, rather than reported as no solution. */
+        const pik_real psi0 = best.psi;
+        pik_real step = PIK_TOL(1e-9, 1e-5);
+        int k, side;
+        for (k = 0; k < 8 && verdict == PIK_SCORE_OUTSIDE; ++k, step *= 4) {
+            for (side = -1; side <= 1 && verdict == PIK_SCORE_OUTSIDE; side += 2) {
+                best.psi = psi0 + (pik_real)side * step;
+                verdict = pik_srs_solve_branch(S->m, S->P, best.psi, S->seed_theta, best.branch, &sol)
+                              ? pik_score(&S->sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
+                              : PIK_SCORE_OUTSIDE;
+            }
+        }
     }
     if (verdict != PIK_SCORE_OK) {
         return verdict == PIK_SCORE_BLOCKED ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;

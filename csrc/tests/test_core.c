@@ -610,9 +610,15 @@ static void test_srs(const pik_srs_model *m, int n, int n_select)
             if (!(pos <= IK_EXACT_TOL) || !(rot <= IK_EXACT_TOL)) sel_bad++;
             /* The arm-angle search is local plus sampled: it may settle in a local optimum slightly
              * farther than q (seen: 1e-3 rad in 1 of 500 iiwa14 poses); grossly farther fails. */
-            worst_excess = fmax(worst_excess, sel.distance - sqrt(dq));
-            if (sel.distance > sqrt(dq) + TOL(1e-6, 2e-3)) sel_far++;
-            if (sel.distance > sqrt(dq) + 1e-2) sel_bad++;
+            /* The float build treats an elbow within ~0.009 rad of stretched as stretched (q4 = 0,
+             * exact to its tolerance: SRS_ELBOW_CLAMP_REL), which can be up to 0.2 rad farther
+             * from q_current: the distance is compared where the arm is well-conditioned, as the
+             * recovery above is. */
+            if (WELL_CONDITIONED(pik_srs_singularity_of(m, q))) {
+                worst_excess = fmax(worst_excess, sel.distance - sqrt(dq));
+                if (sel.distance > sqrt(dq) + TOL(1e-6, 2e-3)) sel_far++;
+                if (sel.distance > sqrt(dq) + 1e-2) sel_bad++;
+            }
         }
     }
     CHECK(fk_bad == 0, "%s: pik_srs_fk differs from the long double chain in %d cases (worst %.2e)", m->name, fk_bad,
