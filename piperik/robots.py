@@ -711,7 +711,7 @@ class _SrsArm:
                 options: Optional[SelectOptions] = None, return_report: bool = False):
         """Joint path (N, 7) for the poses Ts (N, 4, 4) from q_start (7,). Each sample's arm angle and
         branch are first chosen nearest the previous solution; where that fails or one step is more
-        than 3x the mean step (a branch point: q2, q4 or q6 through 0), a global search over the arm
+        than 3x the mean step (2x where the path passes near a singularity; a branch point: q2, q4 or q6 through 0), a global search over the arm
         angles and branches of every sample takes the path with the smallest largest step, so a
         continuous in-limit path is found where one exists (0.5-3 s for hundreds of samples; the
         common case never runs it). Same rules and errors as the 6-DOF :meth:`Piper.ik_path`; with

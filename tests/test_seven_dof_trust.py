@@ -161,7 +161,7 @@ def test_ik_path_follows_sweeping_paths_through_every_singularity(cls):
     arm = cls()
     rng = np.random.default_rng(20261201)
     checked = 0
-    for _ in range(3):
+    for _ in range(20):  # with the global search's trigger at 3x the mean step, 3 of these 40 failed
         Q = _sweeping_path(arm, rng)
         assert np.all(Q >= arm.lower) and np.all(Q <= arm.upper)
         crossings = [np.any(np.diff(np.sign(Q[:, j])) != 0) for j in (1, 3, 5)]
@@ -176,7 +176,7 @@ def test_ik_path_follows_sweeping_paths_through_every_singularity(cls):
         assert dp <= 1e-9
         assert report["max_step_rad"] == pytest.approx(steps, abs=1e-12)
         checked += 1
-    assert checked == 3
+    assert checked == 20
 
 
 def test_plan_cartesian_through_branch_points_finds_the_continuous_path():

@@ -55,7 +55,8 @@ int pik_srs_path(const pik_srs_model *model, const pik_real *Ts, int n, const pi
 
 /*
  * pik_srs_path with a global search over the arm angle when the greedy path fails or one of its
- * steps stands out (more than 3 times its mean step): a dynamic programme over every sample's
+ * steps stands out (more than 3 times its mean step, or 2 times where the path comes within 0.1 of
+ * a singularity): a dynamic programme over every sample's
  * arm-angle circle (uniform nodes plus nodes around the points nearest a shoulder or wrist
  * singularity, all 8 branches, the hard limits and opts' limit_margin_rad) finds the path from
  * q_start whose largest joint step is smallest, then refines each sample's arm angle
