@@ -874,20 +874,6 @@ static pik_real arc_dist(pik_real t, pik_real ta, pik_real sweep)
     }
 }
 
-/*
- * The arm-angle window of arm g for cost `cost`: the arm angles where a solution of that cost or less
- * can be. The shoulder's rotation is R03(psi) = Rot(u, psi) R03ref on every branch of the arm (u the
- * shoulder-wrist line), and R03 = Rz(t1) X1 Rz(t2) X2 Rz(t3) X3, so R03 of a candidate is within the
- * rotation angle |d1| + |d2| + |d3| of q_current's R03c (the angle between rotations is a bi-invariant
- * metric). A candidate at cost <= `cost` has sum_j<3 w_j d_j^2 <= cost (the distance part of rule 3;
- * the penalties are never negative), so |d1| + |d2| + |d3| <= rho, rho^2 = cost (1/w1 + 1/w2 + 1/w3)
- * (Cauchy-Schwarz): tr(Rot(u, psi) N) >= 1 + 2 cos rho with N = R03ref R03c^T. The trace is
- * a0 + A cos(psi - phi), so that is an arc of psi around phi. Rot(u, psi) turns by exactly psi, so
- * the arc is never wider than about 2 rho: the window stays narrow next to every singularity (the elbow
- * stretched, the reference plane) where psi itself is ill-conditioned. Returns 0 when no psi of the arm
- * qualifies (the arm is skipped), 1 with the arc in *centre, *half, 2 when the whole circle may. The
- * pads keep rounding on the safe side.
- */
 /* tr(Rot(u, psi) N), N = R03ref R03c^T, as x cos psi + y sin psi + unu (psi_window). R03c is built on
  * first use. */
 static void r03_trace_form(srs_search *S, int g, pik_real *x, pik_real *y, pik_real *unu)
@@ -913,6 +899,20 @@ static void r03_trace_form(srs_search *S, int g, pik_real *x, pik_real *y, pik_r
     *y = u[0] * (N[5] - N[7]) + u[1] * (N[6] - N[2]) + u[2] * (N[1] - N[3]);
 }
 
+/*
+ * The arm-angle window of arm g for cost `cost`: the arm angles where a solution of that cost or less
+ * can be. The shoulder's rotation is R03(psi) = Rot(u, psi) R03ref on every branch of the arm (u the
+ * shoulder-wrist line), and R03 = Rz(t1) X1 Rz(t2) X2 Rz(t3) X3, so R03 of a candidate is within the
+ * rotation angle |d1| + |d2| + |d3| of q_current's R03c (the angle between rotations is a bi-invariant
+ * metric). A candidate at cost <= `cost` has sum_j<3 w_j d_j^2 <= cost (the distance part of rule 3;
+ * the penalties are never negative), so |d1| + |d2| + |d3| <= rho, rho^2 = cost (1/w1 + 1/w2 + 1/w3)
+ * (Cauchy-Schwarz): tr(Rot(u, psi) N) >= 1 + 2 cos rho with N = R03ref R03c^T. The trace is
+ * a0 + A cos(psi - phi), so that is an arc of psi around phi. Rot(u, psi) turns by exactly psi, so
+ * the arc is never wider than about 2 rho: the window stays narrow next to every singularity (the elbow
+ * stretched, the reference plane) where psi itself is ill-conditioned. Returns 0 when no psi of the arm
+ * qualifies (the arm is skipped), 1 with the arc in *centre, *half, 2 when the whole circle may. The
+ * pads keep rounding on the safe side.
+ */
 static int psi_window(srs_search *S, int g, pik_real cost, pik_real *centre, pik_real *half)
 {
     pik_real unu, x, y, a, rho, sr, cr, level, kappa;
@@ -962,15 +962,6 @@ static pik_real arc_margin_ub(const pik_srs_model *m, int j, pik_real ta, pik_re
     return ma > mb ? ma : mb;
 }
 
-/* Where the shoulder or the wrist is singular at every arm angle (the elbow stretched along the
- * base axis), only t1 + t3 (t5 + t7) follows psi and the cells carry no bound: the arm turns about
- * its own line, so the pair's moving joint (t3, t7; the IK keeps the seed's t1, t5) turns at a
- * constant rate in psi, measured here from two evaluations. Its limit crossings, with the other
- * joints' (pik_srs_arm_breaks), cut the circle into cells each wholly inside or outside the limits;
- * every cell inside is minimised from its middle, and each branch is also sampled around the circle
- * and refined between the neighbours of every sampled local minimum (the cost is not unimodal in a
- * cell). Without the crossings an in-limit piece narrower than the samples' spacing (seen: 0.7 deg
- * wide, 0.9 rad nearer than the rest) went unseen. */
 /* The rates in psi of arm g's t3 and t7 (0 where not half-singular), from two evaluations; a frame of
  * its own, off scan_branches's. */
 SRS_NOINLINE static void pair_rates(srs_search *S, int g, pik_real h, pik_real rate[2])
@@ -986,6 +977,15 @@ SRS_NOINLINE static void pair_rates(srs_search *S, int g, pik_real h, pik_real r
     S->pair_t0[1] = rep0[6];
 }
 
+/* Where the shoulder or the wrist is singular at every arm angle (the elbow stretched along the
+ * base axis), only t1 + t3 (t5 + t7) follows psi and the cells carry no bound: the arm turns about
+ * its own line, so the pair's moving joint (t3, t7; the IK keeps the seed's t1, t5) turns at a
+ * constant rate in psi, measured here from two evaluations. Its limit crossings, with the other
+ * joints' (pik_srs_arm_breaks), cut the circle into cells each wholly inside or outside the limits;
+ * every cell inside is minimised from its middle, and each branch is also sampled around the circle
+ * and refined between the neighbours of every sampled local minimum (the cost is not unimodal in a
+ * cell). Without the crossings an in-limit piece narrower than the samples' spacing (seen: 0.7 deg
+ * wide, 0.9 rad nearer than the rest) went unseen. */
 SRS_NOINLINE static void scan_branches(srs_search *S, int g)
 {
     /* pik_srs_arm_breaks without stationary points: 2 + 6 x 2 x 2 + 4 x 2; the pairs' crossings */
