@@ -204,6 +204,8 @@ void pik_srs_seed_thetas(const pik_srs_model *m, const pik_real *seed_q, pik_rea
  * singularity measure; where the shoulder or wrist is singular the seed's t1 (t5) is kept. */
 void pik_srs_arm_thetas(const srs_pose *P, int g, pik_real psi, const pik_real *seed_theta, pik_real th[7],
                         pik_real *singularity);
+/* Sorts v (and its tags, when given: may be NULL) in increasing order. */
+void pik_srs_sort_reals(pik_real *v, unsigned char *tag, int n);
 /* R03 (canonical frame) of joint angles t1, t2, t3. */
 void pik_srs_r03_of_thetas(const pik_real th[3], pik_real R03[9]);
 /* Arm g's joints as linear forms of (sin psi, cos psi). */

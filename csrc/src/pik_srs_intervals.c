@@ -35,11 +35,10 @@ static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
     return 2;
 }
 
-/* Sorts v (and its tags, when given) in increasing order. */
-static void sort_reals(pik_real *v, unsigned char *tag, int n)
+void pik_srs_sort_reals(pik_real *v, unsigned char *tag, int n)
 {
     int i, j;
-    for (i = 1; i < n; ++i) { /* insertion sort: n <= SRS_MAX_BREAKS */
+    for (i = 1; i < n; ++i) { /* insertion sort: n is a breakpoint count, a few dozen */
         pik_real x = v[i];
         unsigned char t = tag ? tag[i] : 0;
         for (j = i - 1; j >= 0 && v[j] > x; --j) {
@@ -189,7 +188,7 @@ int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int station
         br[nb++] = pik_wrap_pi(L->sing_psi[j] - PIK_PSI_SINGULAR_EXCLUSION_RAD);
         br[nb++] = pik_wrap_pi(L->sing_psi[j] + PIK_PSI_SINGULAR_EXCLUSION_RAD);
     }
-    sort_reals(br, tag, nb);
+    pik_srs_sort_reals(br, tag, nb);
     return nb;
 }
 

@@ -120,7 +120,6 @@ typedef struct srs_search {
     int newton_branch;           /* the branch and psi of Newton's last converged minimum (-1: none) */
     pik_real newton_psi;
     int window;                  /* 1: psi_window applies (q_current, w1, w2, w3 > 0) */
-    pik_real pair_t0[2];         /* t3, t7 at psi = 0 (scan_branches) */
     int have_r03_c;
     pik_real r03_c[9];           /* q_current's R03 (canonical frame), once have_r03_c */
     pik_real window_scale2;      /* 1/w1 + 1/w2 + 1/w3 */
@@ -962,9 +961,9 @@ static pik_real arc_margin_ub(const pik_srs_model *m, int j, pik_real ta, pik_re
     return ma > mb ? ma : mb;
 }
 
-/* The rates in psi of arm g's t3 and t7 (0 where not half-singular), from two evaluations; a frame of
- * its own, off scan_branches's. */
-SRS_NOINLINE static void pair_rates(srs_search *S, int g, pik_real h, pik_real rate[2])
+/* The rates in psi of arm g's t3 and t7 (0 where not half-singular), from two evaluations, and their
+ * values t0 at psi = 0; a frame of its own, off scan_branches's. */
+SRS_NOINLINE static void pair_rates(srs_search *S, int g, pik_real h, pik_real rate[2], pik_real t0[2])
 {
     pik_real rep0[7], rep1[7], sing;
     search_thetas(S, g, 0, rep0, &sing);
@@ -973,8 +972,8 @@ SRS_NOINLINE static void pair_rates(srs_search *S, int g, pik_real h, pik_real r
     rate[1] = pik_wrap_pi(rep1[6] - rep0[6]) / h;
     rate[0] = S->lin.half_singular[0] && pik_fabs(rate[0]) > PIK_R(0.5) ? rate[0] : 0;
     rate[1] = S->lin.half_singular[1] && pik_fabs(rate[1]) > PIK_R(0.5) ? rate[1] : 0;
-    S->pair_t0[0] = rep0[2];
-    S->pair_t0[1] = rep0[6];
+    t0[0] = rep0[2];
+    t0[1] = rep0[6];
 }
 
 /* Where the shoulder or the wrist is singular at every arm angle (the elbow stretched along the
@@ -992,11 +991,11 @@ SRS_NOINLINE static void scan_branches(srs_search *S, int g)
     enum { NS = 72, LIMIT_BREAKS = 34, PAIR_BREAKS = 8 };
     const pik_srs_model *m = S->m;
     const srs_lin_arm *L = search_lin(S, g);
-    pik_real br[LIMIT_BREAKS + PAIR_BREAKS], costs[4], rate[2];
+    pik_real br[LIMIT_BREAKS + PAIR_BREAKS], costs[4], rate[2], t0[2];
     pik_real f_first = 0, f_second = 0, f_prev = 0, f_cur = 0, f_next;
     int k, i, nb, pair;
     nb = pik_srs_arm_breaks(m, L, 0, br, 0);
-    pair_rates(S, g, PIK_R(0.25), rate);
+    pair_rates(S, g, PIK_R(0.25), rate, t0);
     for (pair = 0; pair < 2; ++pair) {
         int jj = pair ? 6 : 2, e, flip;
         if (rate[pair] == 0) {
@@ -1005,17 +1004,11 @@ SRS_NOINLINE static void scan_branches(srs_search *S, int g)
         for (e = 0; e < 2; ++e) {
             pik_real t_lim = srs_theta_of_q(m, jj, e ? m->upper_rad[jj] : m->lower_rad[jj]);
             for (flip = 0; flip < 2; ++flip) { /* the GC2 (GC6) flipped branches carry t + pi */
-                br[nb++] = pik_wrap_pi(pik_wrap_pi(t_lim - (pik_real)flip * PIK_PI - S->pair_t0[pair]) / rate[pair]);
+                br[nb++] = pik_wrap_pi(pik_wrap_pi(t_lim - (pik_real)flip * PIK_PI - t0[pair]) / rate[pair]);
             }
         }
     }
-    for (i = 1; i < nb; ++i) { /* insertion sort: nb <= LIMIT_BREAKS + PAIR_BREAKS */
-        pik_real x = br[i];
-        for (k = i - 1; k >= 0 && br[k] > x; --k) {
-            br[k + 1] = br[k];
-        }
-        br[k + 1] = x;
-    }
+    pik_srs_sort_reals(br, 0, nb);
     for (i = 0; i + 1 < nb; ++i) {
         pik_real a0 = br[i], a1 = br[i + 1];
         visit(S, g, a0, -1, 0, 0); /* an optimum on a limit sits on a crossing */
@@ -1305,10 +1298,6 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
         return;
     }
     nb = pik_srs_arm_breaks(S->m, L, 1, br, 0);
-    if (win == 1) {
-        /* the window's centre (R03 nearest q_current's) is a near incumbent: it prunes the cells */
-        visit(S, g, w_centre, -1, 0, 0);
-    }
     for (j = 0; j < L->n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
         if (win == 2 || ang_dist(L->sing_psi[j], w_centre) <= w_half) {
