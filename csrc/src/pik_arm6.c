@@ -35,6 +35,9 @@
  * Float: D = L^2 - K^2 carries up to ~1.5e-6 L^2 of rounding from the squared lengths (measured
  * on exactly stretched poses). */
 #define PIK_ELBOW_CLAMP_REL PIK_TOL(1e-12, 5e-6)
+/* Below this share of a2^2 + L^2 for rho^2 + h^2 (the wrist centre near the shoulder, the elbow
+ * nearly folded), theta2's (c, s) is normalised by both norms (step 4). */
+#define PIK_FOLDED_REL 1e-2
 /* Wrist: |sin theta5| below this gives no usable direction for theta4, which is taken from the seed
  * (theta5 is then set to exactly 0 or pi). Rounding alone leaves |sin theta5| ~ 1e-11 at a q5 = 0
  * pose next to a stretched elbow or shoulder singularity (~1e-6 in float); forcing it to 0 costs
@@ -483,12 +486,18 @@ static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T
             pik_real inv = el_inv_uv[e];
             j->s[0] = sh_s[si];
             j->c[0] = sh_c[si];
+            /* |(u, v)| = |(rho, h)| holds only to the rounding of K over rho^2 + h^2: in float
+             * ~1e-7 / (rho^2 + h^2) relative (5e-5 with the wrist centre 3 cm from the shoulder),
+             * and in double too when the elbow is nearly folded (rho^2 + h^2 ~ (a2 - L)^2, 1e-10
+             * relative with the wrist centre 2 mm from the shoulder). (c2, s2) would not be a unit
+             * vector and R03 not a rotation: divide by the product of the two norms instead (one
+             * square root per arm configuration; in double only near the fold). */
 #if PIK_FLOAT
-            /* Float: K carries ~1e-7 m^2 of rounding, so |(u, v)| = |(rho, h)| holds only to
-             * ~1e-7 / (rho^2 + h^2) relative, 5e-5 with the wrist centre 3 cm from the shoulder
-             * (elbow folded), and (c2, s2) would not be a unit vector: divide by the product of
-             * the two norms instead (one square root per arm configuration). */
             inv = 1 / pik_sqrt((u * u + v * v) * el_rh2[e]);
+#else
+            if (el_rh2[e] < PIK_FOLDED_REL * (m->a2_m * m->a2_m + L * L)) {
+                inv = 1 / pik_sqrt((u * u + v * v) * el_rh2[e]);
+            }
 #endif
             j->c[1] = (rhob * u + h * v) * inv;
             j->s[1] = (h * u - rhob * v) * inv;
