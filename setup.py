@@ -58,12 +58,14 @@ FW_DIR = "firmware_bridge/firmware"
 LIBRARIES = [("piperik_core", {"sources": CORE_SOURCES, "include_dirs": [INCLUDE], "cflags": C_FLAGS})]
 EXT_LIBS = ["piperik_core"]
 EXT_MACROS = []
+EXT_LINK_ARGS = []
 if sys.platform != "win32":
     LIBRARIES.insert(0, ("piperik_fw", {"sources": [f"{FW_DIR}/fw_core.c", f"{FW_DIR}/fw_posix.c"],
                                          "include_dirs": [INCLUDE, FW_DIR],
                                          "cflags": C_FLAGS + ["-D_DEFAULT_SOURCE"]}))
     EXT_LIBS = ["piperik_fw", "piperik_core"] + (["util"] if sys.platform.startswith("linux") else [])
     EXT_MACROS = [("PIK_WITH_FW_SIM", "1")]
+    EXT_LINK_ARGS = ["-pthread"]  # fw_sim_run's firmware thread (older glibc keeps it in libpthread)
 
 
 
@@ -95,6 +97,7 @@ setup(
             cxx_std=17,
             libraries=EXT_LIBS,
             define_macros=EXT_MACROS,
+            extra_link_args=EXT_LINK_ARGS,
         )
     ],
     cmdclass={"build_ext": build_ext, "build_py": build_py_with_headers},

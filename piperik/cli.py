@@ -372,6 +372,7 @@ def cmd_path(args) -> int:
 
 def cmd_firmware_sim(args) -> int:
     import os
+    import signal
 
     from . import _core
 
@@ -381,7 +382,15 @@ def cmd_firmware_sim(args) -> int:
     if args.link:
         os.environ["FW_LINK"] = args.link
     sys.stdout.flush()
-    return int(_core.fw_sim_run(args.robot))
+
+    def on_sigterm(signum, frame):
+        raise SystemExit(0)  # fw_sim_run stops the firmware cleanly (the pty link is removed)
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        return int(_core.fw_sim_run(args.robot))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _parse_pose6(text: str, deg: bool, what: str) -> np.ndarray:

@@ -5,6 +5,7 @@ Timing assertions use generous margins: this machine is shared and noisy.
 """
 import binascii
 import os
+import signal
 import re
 import shutil
 import struct
@@ -251,6 +252,31 @@ def sim(tmp_path):
     s.start()
     yield s
     s.stop()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_firmware_sim_stops_cleanly_on_a_signal(tmp_path, sig):
+    """`piperik firmware-sim` ends with status 0 within a second of SIGTERM or Ctrl-C and removes its
+    --link (the stop reaches the firmware thread through Python's signal handling, no C global)."""
+    if not _core.HAVE_FW_SIM:
+        pytest.skip("the firmware simulator needs a POSIX system")
+    link = tmp_path / "tty_sig"
+    proc = subprocess.Popen([sys.executable, "-m", "piperik", "firmware-sim", "--robot", "nero", "--link",
+                             str(link)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=str(tmp_path))
+    try:
+        assert proc.stdout.readline().startswith("/dev/")
+        deadline = time.monotonic() + 5
+        while not link.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert link.exists()
+        proc.send_signal(sig)
+        assert proc.wait(timeout=5) == 0, proc.stderr.read()
+        assert not link.exists() and "Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def _limits_mdeg():

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 
 extern "C" {
@@ -24,8 +26,7 @@ extern "C" {
 #include <vector>
 
 #ifdef PIK_WITH_FW_SIM
-#include <signal.h>
-extern "C" int fw_posix_run(const char *robot_name, volatile int *stop_flag);
+extern "C" int fw_posix_run(const char *robot_name, int (*should_stop)(void *ctx), void *ctx);
 #endif
 
 namespace py = pybind11;
@@ -1212,26 +1213,44 @@ double proto_bench_fps(int n_joints, int count)
 }
 
 #ifdef PIK_WITH_FW_SIM
-volatile int g_fw_sim_stop = 0;  // set by SIGINT/SIGTERM while the simulator runs (binding only)
-void fw_sim_on_signal(int) { g_fw_sim_stop = 1; }
+int fw_sim_should_stop(void *ctx) { return static_cast<std::atomic<bool> *>(ctx)->load(); }
 
-// Runs the reference firmware on a pseudo-terminal until SIGINT/SIGTERM; prints the pty path first.
+// Runs the reference firmware on a pseudo-terminal (prints the pty path first) until Python sees
+// a signal: the firmware loop runs on its own thread with a stop flag owned by this call, and this
+// thread checks Python's signal handlers every 20 ms (KeyboardInterrupt, or the SystemExit the
+// CLI's SIGTERM handler raises, ends it cleanly with the firmware's exit code). No process-wide
+// state: no C signal handler, no global flag.
 int fw_sim_run(const std::string &robot)
 {
-    struct sigaction sa, old_int, old_term;
-    std::memset(&sa, 0, sizeof sa);
-    sa.sa_handler = fw_sim_on_signal;
-    sigemptyset(&sa.sa_mask);
-    g_fw_sim_stop = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    int rc;
+    std::atomic<bool> stop(false), done(false);
+    int rc = 0;
+    std::thread loop([&] {
+        rc = fw_posix_run(robot.c_str(), fw_sim_should_stop, &stop);
+        done = true;
+    });
+    bool interrupted = false;
+    while (!done) {
+        {
+            py::gil_scoped_release release;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        if (!done && PyErr_CheckSignals() != 0) {
+            interrupted = true;
+            break;
+        }
+    }
+    stop = true;
     {
         py::gil_scoped_release release;
-        rc = fw_posix_run(robot.c_str(), &g_fw_sim_stop);
+        loop.join();
     }
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
+    if (interrupted) {
+        if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) || PyErr_ExceptionMatches(PyExc_SystemExit)) {
+            PyErr_Clear(); // the requested stop: report the firmware's own exit code
+        } else {
+            throw py::error_already_set();
+        }
+    }
     return rc;
 }
 #endif

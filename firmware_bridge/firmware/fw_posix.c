@@ -45,7 +45,7 @@
  * would not block the control loop either, and the host resynchronises at the next 0x00. */
 #define FW_POSIX_WRITE_WAIT_MS 20
 
-int fw_posix_run(const char *robot_name, volatile int *stop_flag);
+int fw_posix_run(const char *robot_name, int (*should_stop)(void *ctx), void *ctx);
 
 typedef struct posix_hal {
     int master_fd;
@@ -166,10 +166,11 @@ static int open_raw_pty(int *master, int *slave, char *name)
     return 0;
 }
 
-/* Serves robot_name on a new raw pty until *stop_flag becomes non-zero. Prints the slave path as
+/* Serves robot_name on a new raw pty until should_stop(ctx) returns non-zero (asked once per loop
+ * turn, at least every control tick; NULL: never). Prints the slave path as
  * the first stdout line. Returns 0 after a clean stop, 1 when the pty cannot be opened, 2 for an
  * unknown robot. */
-int fw_posix_run(const char *robot_name, volatile int *stop_flag)
+int fw_posix_run(const char *robot_name, int (*should_stop)(void *ctx), void *ctx)
 {
     fw_core fw; /* ~2.5 KiB, caller-owned like every fw_core */
     posix_hal h;
@@ -220,7 +221,7 @@ int fw_posix_run(const char *robot_name, volatile int *stop_flag)
 
     prev_state = fw.state;
     next_tick = hal.now_us(&h);
-    while (stop_flag == NULL || !*stop_flag) {
+    while (should_stop == NULL || !should_stop(ctx)) {
         struct pollfd p;
         uint32_t now = hal.now_us(&h);
         int32_t wait_us = (int32_t)(next_tick - now);
@@ -267,12 +268,20 @@ int fw_posix_run(const char *robot_name, volatile int *stop_flag)
 }
 
 #ifdef FW_POSIX_MAIN
-static volatile int g_stop; /* set by the signal handler; the only mutable global, outside the core */
+/* Set by the signal handler: a program's handler can reach nothing else (the only mutable global,
+ * in this stand-alone program, not in the core or the Python extension). */
+static volatile sig_atomic_t g_stop;
 
 static void on_signal(int sig)
 {
     (void)sig;
     g_stop = 1;
+}
+
+static int stop_requested(void *ctx)
+{
+    (void)ctx;
+    return g_stop != 0;
 }
 
 int main(int argc, char **argv)
@@ -301,6 +310,6 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    return fw_posix_run(robot, &g_stop);
+    return fw_posix_run(robot, stop_requested, NULL);
 }
 #endif
