@@ -260,23 +260,15 @@ def test_firmware_sim_stops_cleanly_on_a_signal(tmp_path, sig):
     --link (the stop reaches the firmware thread through Python's signal handling, no C global)."""
     if not _core.HAVE_FW_SIM:
         pytest.skip("the firmware simulator needs a POSIX system")
-    link = tmp_path / "tty_sig"
-    proc = subprocess.Popen([sys.executable, "-m", "piperik", "firmware-sim", "--robot", "nero", "--link",
-                             str(link)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=str(tmp_path))
+    s = Sim(tmp_path, "nero")
+    s.start()
     try:
-        assert proc.stdout.readline().startswith("/dev/")
-        deadline = time.monotonic() + 5
-        while not link.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert link.exists()
-        proc.send_signal(sig)
-        assert proc.wait(timeout=5) == 0, proc.stderr.read()
-        assert not link.exists() and "Traceback" not in proc.stderr.read()
+        assert s.link.exists()
+        s.proc.send_signal(sig)
+        assert s.proc.wait(timeout=5) == 0
+        assert not s.link.exists()
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        s.kill()
 
 
 def _limits_mdeg():

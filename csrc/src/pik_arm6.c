@@ -36,8 +36,9 @@
  * on exactly stretched poses). */
 #define PIK_ELBOW_CLAMP_REL PIK_TOL(1e-12, 5e-6)
 /* Below this share of a2^2 + L^2 for rho^2 + h^2 (the wrist centre near the shoulder, the elbow
- * nearly folded), theta2's (c, s) is normalised by both norms (step 4). */
-#define PIK_FOLDED_REL 1e-2
+ * nearly folded), theta2's (c, s) is normalised by both norms (step 4). Float: 4, above every
+ * reachable share ((|a2| + L)^2 <= 2 (a2^2 + L^2)), i.e. every arm configuration. */
+#define PIK_FOLDED_REL PIK_TOL(1e-2, 4.0)
 /* Wrist: |sin theta5| below this gives no usable direction for theta4, which is taken from the seed
  * (theta5 is then set to exactly 0 or pi). Rounding alone leaves |sin theta5| ~ 1e-11 at a q5 = 0
  * pose next to a stretched elbow or shoulder singularity (~1e-6 in float); forcing it to 0 costs
@@ -492,13 +493,9 @@ static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T
              * relative with the wrist centre 2 mm from the shoulder). (c2, s2) would not be a unit
              * vector and R03 not a rotation: divide by the product of the two norms instead (one
              * square root per arm configuration; in double only near the fold). */
-#if PIK_FLOAT
-            inv = 1 / pik_sqrt((u * u + v * v) * el_rh2[e]);
-#else
             if (el_rh2[e] < PIK_FOLDED_REL * (m->a2_m * m->a2_m + L * L)) {
                 inv = 1 / pik_sqrt((u * u + v * v) * el_rh2[e]);
             }
-#endif
             j->c[1] = (rhob * u + h * v) * inv;
             j->s[1] = (h * u - rhob * v) * inv;
             j->s[2] = el_s3[e][ei];

@@ -167,9 +167,8 @@ static int open_raw_pty(int *master, int *slave, char *name)
 }
 
 /* Serves robot_name on a new raw pty until should_stop(ctx) returns non-zero (asked once per loop
- * turn, at least every control tick; NULL: never). Prints the slave path as
- * the first stdout line. Returns 0 after a clean stop, 1 when the pty cannot be opened, 2 for an
- * unknown robot. */
+ * turn, at least every control tick; NULL: never). Prints the slave path as the first stdout line.
+ * Returns 0 after a clean stop, 1 when the pty cannot be opened, 2 for an unknown robot. */
 int fw_posix_run(const char *robot_name, int (*should_stop)(void *ctx), void *ctx)
 {
     fw_core fw; /* ~2.5 KiB, caller-owned like every fw_core */
