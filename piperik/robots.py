@@ -438,6 +438,8 @@ class Arm6:
         :class:`NoSolutionError` (a ``ValueError``)
         saying why when there is none, or when the step exceeds ``options.max_step_rad``.
         """
+        if options is None and weights is None and limit_margin is None:
+            return self._arm.ik(T, q_current, None)  # the control-loop call: nothing to fold (None: defaults)
         return self._arm.ik(T, q_current, _options(options, weights, limit_margin))
 
     def select(self, T, q_current=None, *, weights=None, limit_margin: Optional[float] = None,
@@ -560,6 +562,7 @@ class Piper(Arm6):
 
 
 _PSI_POLICIES = _core.PSI_POLICIES
+_NEAREST = _PSI_POLICIES["nearest"]
 
 
 def _path_result(Q: np.ndarray, report: dict, return_report: bool):
@@ -692,6 +695,9 @@ class _SrsArm:
         minimised over psi. Raises :class:`NoSolutionError` (a ``ValueError``) with the reason when
         there is none.
         """
+        if psi is None and policy is None and options is None and weights is None and limit_margin is None:
+            # the control-loop call ik(T, q_current): no argument to check or fold (None: default options)
+            return self._arm.ik(T, q_current, _NEAREST, None, None)
         return self._arm.ik(T, q_current, self._policy(psi, policy), psi, _options(options, weights, limit_margin))
 
     def select(self, T, q_current=None, *, psi: Optional[float] = None, policy: Optional[str] = None,

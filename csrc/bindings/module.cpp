@@ -55,6 +55,9 @@ std::string shape_str(const py::array &a)
 // Any float64-convertible array-like (or an object with .homogeneous, e.g. pinocchio.SE3).
 darray as_double_array(py::handle obj, const char *name)
 {
+    if (darray::check_(obj)) {  // already a C-contiguous float64 ndarray: used as it is (no conversion call)
+        return py::reinterpret_borrow<darray>(obj);
+    }
     py::object src = py::reinterpret_borrow<py::object>(obj);
     if (!py::isinstance<py::array>(src) && py::hasattr(src, "homogeneous")) {
         src = src.attr("homogeneous");
@@ -140,9 +143,11 @@ std::string pose_error(int status, const double *T, const std::string &name)
     return s;
 }
 
-// A joint vector argument: None, (dof,) or, where rows_allowed, (n_rows, dof).
+// A joint vector argument: None, (dof,) or, where rows_allowed, (n_rows, dof). `owner` keeps the
+// (converted) array alive; it is a plain object, not a darray, because a default-constructed array_t
+// allocates an empty numpy array (most of the cost of a call taking None or a ready float64 array).
 struct JointArg {
-    darray arr;
+    py::object owner;
     const double *data = nullptr;
     bool per_row = false;
 };
@@ -153,26 +158,45 @@ JointArg joint_arg(py::handle obj, int dof, const char *name, py::ssize_t n_rows
     if (obj.is_none()) {
         return out;
     }
-    out.arr = as_double_array(obj, name);
-    if (out.arr.ndim() == 1 && out.arr.shape(0) == dof) {
-        out.data = out.arr.data();
-    } else if (n_rows >= 0 && out.arr.ndim() == 2 && out.arr.shape(0) == n_rows && out.arr.shape(1) == dof) {
-        out.data = out.arr.data();
+    darray arr = as_double_array(obj, name);
+    if (arr.ndim() == 1 && arr.shape(0) == dof) {
+        out.data = arr.data();
+    } else if (n_rows >= 0 && arr.ndim() == 2 && arr.shape(0) == n_rows && arr.shape(1) == dof) {
+        out.data = arr.data();
         out.per_row = true;
     } else {
         std::string s = std::string(name) + ": expected " + std::to_string(dof) + " joint angles [rad]";
         if (n_rows >= 0) {
             s += " (shape (" + std::to_string(dof) + ",) or (" + std::to_string(n_rows) + ", " + std::to_string(dof) + "))";
         }
-        throw py::value_error(s + ", got shape " + shape_str(out.arr));
+        throw py::value_error(s + ", got shape " + shape_str(arr));
     }
-    check_joints(out.data, out.arr.size(), name);
+    check_joints(out.data, arr.size(), name);
+    out.owner = std::move(arr);
     return out;
 }
 
+// A new C-contiguous float64 array of `shape` (at most 3 dimensions), made by numpy's
+// PyArray_NewFromDescr directly: array_t's own constructors build std::vector shape and stride
+// containers on the heap, a third of the cost of a small call such as fk or ik.
 py::array_t<double> new_array(std::initializer_list<py::ssize_t> shape)
 {
-    return py::array_t<double>(std::vector<py::ssize_t>(shape));
+    const auto &api = py::detail::npy_api::get();
+    Py_intptr_t dims[3];
+    int nd = 0;
+    for (py::ssize_t d : shape) {
+        dims[nd++] = static_cast<Py_intptr_t>(d);
+    }
+    PyObject *descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_);
+    if (descr == nullptr) {
+        throw py::error_already_set();
+    }
+    // steals descr; no data pointer and no strides: numpy allocates a C-contiguous block
+    PyObject *arr = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, nd, dims, nullptr, nullptr, 0, nullptr);
+    if (arr == nullptr) {
+        throw py::error_already_set();
+    }
+    return py::reinterpret_steal<py::array_t<double>>(arr);
 }
 
 
