@@ -73,16 +73,6 @@ darray as_double_array(py::handle obj, const char *name)
     return arr;
 }
 
-// The core refuses magnitudes above 1e300 like NaN and infinity (they overflow its arithmetic).
-void check_finite(const double *v, py::ssize_t n, const char *name)
-{
-    for (py::ssize_t i = 0; i < n; ++i) {
-        if (!(std::fabs(v[i]) <= 1e300)) {
-            throw py::value_error(std::string(name) + ": contains NaN, infinity or a magnitude above 1e300");
-        }
-    }
-}
-
 // Ranges of the scalar and joint arguments (documented in piperik/robots.py): anything larger is a
 // caller's mistake and would overflow the selection's arithmetic (a squared distance of 1e200 rad is
 // inf) or lose every digit of the angle.

@@ -187,7 +187,7 @@ typedef struct srs_cells {
     const srs_limit_arcs *A;
     int g, nb, i, half_singular;
     unsigned dirty;                    /* joint slots whose limit status may have changed since the last cell */
-    unsigned char slot_ok[6];          /* each slot's status there (cell_mask) */
+    unsigned char slot_ok[6];          /* the sign combinations each slot allows there (cell_mask) */
     srs_lin_arm L;
     pik_real br[SRS_MAX_BREAKS];
     unsigned char tag[SRS_MAX_BREAKS]; /* whose breakpoint (arm_breaks) */
@@ -212,7 +212,8 @@ void pik_srs_r03_of_thetas(const pik_real th[3], pik_real R03[9]);
 void pik_srs_arm_lin(const srs_pose *P, int g, srs_lin_arm *L);
 /* Arm g's sorted breakpoints in [-pi, pi] (limit crossings, exclusion edges, with `stationary` the
  * joints' turning points); tag (may be NULL) says whose each is. Returns their count. */
-int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, pik_real *br, unsigned char *tag);
+int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, const srs_limit_arcs *A,
+                       pik_real *br, unsigned char *tag);
 /* Each joint's limits as an arc of its angle t. */
 void pik_srs_limit_arcs(const pik_srs_model *m, srs_limit_arcs *A);
 /* Iterates arm g's cells between breakpoints with the mask of sign combinations inside the limits. */

@@ -38,19 +38,27 @@ static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
 void pik_srs_sort_reals(pik_real *v, unsigned char *tag, int n)
 {
     int i, j;
-    for (i = 1; i < n; ++i) { /* insertion sort: n is a breakpoint count, a few dozen */
+    /* insertion sort: n is a breakpoint count, a few dozen; the tagged and untagged loops apart, so
+     * the inner loop, which moves each value past its larger predecessors, tests nothing else */
+    if (tag == 0) {
+        for (i = 1; i < n; ++i) {
+            pik_real x = v[i];
+            for (j = i - 1; j >= 0 && v[j] > x; --j) {
+                v[j + 1] = v[j];
+            }
+            v[j + 1] = x;
+        }
+        return;
+    }
+    for (i = 1; i < n; ++i) {
         pik_real x = v[i];
-        unsigned char t = tag ? tag[i] : 0;
+        unsigned char t = tag[i];
         for (j = i - 1; j >= 0 && v[j] > x; --j) {
             v[j + 1] = v[j];
-            if (tag) {
-                tag[j + 1] = tag[j];
-            }
+            tag[j + 1] = tag[j];
         }
         v[j + 1] = x;
-        if (tag) {
-            tag[j + 1] = t;
-        }
+        tag[j + 1] = t;
     }
 }
 
@@ -130,16 +138,16 @@ void pik_srs_arm_lin(const srs_pose *P, int g, srs_lin_arm *L)
  * joint stays inside or outside its limits, and (with `stationary`) moves monotonically.
  * At most 2 + 6 x 2 x 2 + 4 x 2 + 6 x 2 = 46 values. */
 /* With tag (may be NULL), tag[i] says whose breakpoint br[i] is: the joint slot k (0..5) for a limit
- * crossing, SRS_TAG_OTHER for the rest. */
+ * crossing, SRS_TAG_OTHER for the rest. A (may be NULL) supplies the limits' (sin, cos) where
+ * `stationary` is 0 (the limits unwidened), instead of 12 sincos per arm. */
 #define SRS_TAG_OTHER 6
-int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, pik_real *br, unsigned char *tag)
+int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, const srs_limit_arcs *A,
+                       pik_real *br, unsigned char *tag)
 {
     int nb = 0, k, e, j;
-    br[nb++] = -PIK_PI;
-    br[nb++] = PIK_PI;
+    br[nb++] = -PIK_PI; /* pi is appended after the sort: no value moves past it */
     if (tag) {
         tag[0] = SRS_TAG_OTHER;
-        tag[1] = SRS_TAG_OTHER;
     }
     for (k = 0; k < 6; ++k) {
         int joint = srs_joint_of(k);
@@ -153,7 +161,14 @@ int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int station
              * inside it: pik_within counts a joint that far outside as inside (clamped onto the
              * limit), so an optimum on a limit lies there, not on the limit itself. */
             pik_real widen = stationary ? (e ? 1 : -1) * PIK_R(0.99) * PIK_LIMIT_TOL_RAD : 0;
-            pik_sincos_r(srs_theta_of_q(m, joint, (e ? m->upper_rad[joint] : m->lower_rad[joint]) + widen), &sl, &cl);
+            if (A && !stationary) { /* the limits' (sin, cos), as pik_srs_limit_arcs computed them */
+                int from = (e == 0) == (m->sign[joint] > 0);
+                sl = from ? A->from_s[joint] : A->to_s[joint];
+                cl = from ? A->from_c[joint] : A->to_c[joint];
+            } else {
+                pik_sincos_r(srs_theta_of_q(m, joint, (e ? m->upper_rad[joint] : m->lower_rad[joint]) + widen), &sl,
+                             &cl);
+            }
             if (SRS_IS_COS(k)) {
                 nr = sincos_roots(L->d[k].a, L->d[k].b, L->d[k].c - cl, r);
             } else {
@@ -189,6 +204,10 @@ int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int station
         br[nb++] = pik_wrap_pi(L->sing_psi[j] + PIK_PSI_SINGULAR_EXCLUSION_RAD);
     }
     pik_srs_sort_reals(br, tag, nb);
+    if (tag) {
+        tag[nb] = SRS_TAG_OTHER;
+    }
+    br[nb++] = PIK_PI;
     return nb;
 }
 
@@ -275,7 +294,7 @@ void pik_srs_limit_arcs(const pik_srs_model *m, srs_limit_arcs *A)
 
 /* Is the direction (c, s) (any positive scale) on joint j's limit arc? Two cross products, no atan2;
  * q +- 2pi counts (the selection's shift rule). */
-static int on_arc(const srs_limit_arcs *A, int j, pik_real c, pik_real s)
+static inline int on_arc(const srs_limit_arcs *A, int j, pik_real c, pik_real s)
 {
     pik_real from = A->from_c[j] * s - A->from_s[j] * c; /* |v| sin(t - t_from) */
     pik_real to = A->to_c[j] * s - A->to_s[j] * c;       /* |v| sin(t - t_to) */
@@ -291,9 +310,9 @@ static int on_arc(const srs_limit_arcs *A, int j, pik_real c, pik_real s)
 /* arm_feasible_at without the arm evaluation, for the joint slots in `dirty` (bit i: slot i): (cos,
  * sin) of each straight from its entry of R03(psi) / R47(psi) (L), tested against the limit arcs on
  * the representative and on the flipped sign (GC2 or GC6 negative: t1, t3 (t5, t7) + pi negate both;
- * t2 (t6) -> -t negates the sine), into slot_ok[i] bits 0 and 1. Returns the mask of sign
- * combinations (bit k: branch SRS_BRANCH(g, k)) with every slot inside. Valid where no half is
- * singular at every psi (there the seed's split decides, and arm_feasible_at is used). */
+ * t2 (t6) -> -t negates the sine), into slot_ok[i] as the sign combinations it allows. Returns the
+ * mask of sign combinations (bit k: branch SRS_BRANCH(g, k)) with every slot inside. Valid where no
+ * half is singular at every psi (there the seed's split decides, and arm_feasible_at is used). */
 static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_real psi, unsigned dirty,
                           unsigned char slot_ok[6])
 {
@@ -315,16 +334,15 @@ static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_rea
             c = d;
             sn = lin_eval(L->n[i], sp, cp);
         }
-        slot_ok[i] = (unsigned char)(on_arc(A, srs_joint_of(i), c, sn) |
-                                     (on_arc(A, srs_joint_of(i), SRS_IS_COS(i) ? c : -c, -sn) << 1));
+        /* sign combination k flips the shoulder slots when k & 1 and the wrist slots when k & 2: the
+         * slot's two verdicts spread onto the four combinations, kept as that 4-bit mask */
+        slot_ok[i] = (unsigned char)((on_arc(A, srs_joint_of(i), c, sn) ? (i < 3 ? 0x5u : 0x3u) : 0u) |
+                                     (on_arc(A, srs_joint_of(i), SRS_IS_COS(i) ? c : -c, -sn) ? (i < 3 ? 0xAu : 0xCu)
+                                                                                               : 0u));
     }
-    /* sign combination k flips the shoulder slots when k & 1 and the wrist slots when k & 2: a slot's
-     * two bits spread onto the four combinations */
     mask = 0xFu;
     for (i = 0; i < 6; ++i) {
-        unsigned ok = slot_ok[i];
-        mask &= i < 3 ? ((ok & 1u) ? 0x5u : 0u) | ((ok & 2u) ? 0xAu : 0u)
-                      : ((ok & 1u) ? 0x3u : 0u) | ((ok & 2u) ? 0xCu : 0u);
+        mask &= slot_ok[i];
     }
     return mask;
 }
@@ -345,7 +363,7 @@ void pik_srs_cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P
     }
     pik_srs_arm_lin(P, g, &C->L);
     C->half_singular = C->L.half_singular[0] || C->L.half_singular[1];
-    C->nb = pik_srs_arm_breaks(m, &C->L, 0, C->br, C->tag);
+    C->nb = pik_srs_arm_breaks(m, &C->L, 0, A, C->br, C->tag);
     C->dirty = 0x3Fu;
 }
 

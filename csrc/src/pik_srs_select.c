@@ -912,9 +912,23 @@ static void r03_trace_form(srs_search *S, int g, pik_real *x, pik_real *y, pik_r
  * qualifies (the arm is skipped), 1 with the arc in *centre, *half, 2 when the whole circle may. The
  * pads keep rounding on the safe side.
  */
+static int psi_window_of(const srs_search *S, pik_real x, pik_real y, pik_real unu, pik_real cost, pik_real *centre,
+                         pik_real *half);
 static int psi_window(srs_search *S, int g, pik_real cost, pik_real *centre, pik_real *half)
 {
-    pik_real unu, x, y, a, rho, sr, cr, level, kappa;
+    pik_real unu, x, y;
+    if (!S->window || !(cost < PIK_HUGE)) {
+        return 2;
+    }
+    r03_trace_form(S, g, &x, &y, &unu);
+    return psi_window_of(S, x, y, unu, cost, centre, half);
+}
+
+/* psi_window from arm g's trace form (x, y, unu) of r03_trace_form, for a caller that has it. */
+static int psi_window_of(const srs_search *S, pik_real x, pik_real y, pik_real unu, pik_real cost, pik_real *centre,
+                         pik_real *half)
+{
+    pik_real a, rho, sr, cr, level, kappa;
     if (!S->window || !(cost < PIK_HUGE)) {
         return 2;
     }
@@ -922,7 +936,6 @@ static int psi_window(srs_search *S, int g, pik_real cost, pik_real *centre, pik
     if (!(rho < PIK_R(3.0))) {
         return 2;
     }
-    r03_trace_form(S, g, &x, &y, &unu);
     a = pik_sqrt(x * x + y * y);
     pik_sincos_r(rho, &sr, &cr);
     level = 1 + 2 * cr - unu - PIK_TOL(1e-12, 1e-5);
@@ -994,7 +1007,7 @@ SRS_NOINLINE static void scan_branches(srs_search *S, int g)
     pik_real br[LIMIT_BREAKS + PAIR_BREAKS], costs[4], rate[2], t0[2];
     pik_real f_first = 0, f_second = 0, f_prev = 0, f_cur = 0, f_next;
     int k, i, nb, pair;
-    nb = pik_srs_arm_breaks(m, L, 0, br, 0);
+    nb = pik_srs_arm_breaks(m, L, 0, 0, br, 0);
     pair_rates(S, g, PIK_R(0.25), rate, t0);
     for (pair = 0; pair < 2; ++pair) {
         int jj = pair ? 6 : 2, e, flip;
@@ -1297,7 +1310,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
         scan_branches(S, g);
         return;
     }
-    nb = pik_srs_arm_breaks(S->m, L, 1, br, 0);
+    nb = pik_srs_arm_breaks(S->m, L, 1, 0, br, 0);
     for (j = 0; j < L->n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
         if (win == 2 || ang_dist(L->sing_psi[j], w_centre) <= w_half) {
@@ -1444,11 +1457,11 @@ int pik_srs_select(const pik_srs_model *m, const pik_real T[16], const pik_real 
 
 /* Simple lower bound of branch b's cost for any psi, from q_current's angles th_c: t4 is fixed on a
  * branch, and t2 (t6) of the other sign is at least min(|t|, pi - |t|) away. */
-static pik_real branch_bound(const srs_search *S, int b, const pik_real th_c[7])
+static pik_real branch_bound(const srs_search *S, int b, const pik_real th_c[7], const pik_real t4_of_arm[2])
 {
     const pik_select_options *o = S->sc.o;
-    pik_real lb, d, t4 = pik_atan2_unit_r((b & 2 ? -1 : 1) * S->P->s4, S->P->c4);
-    d = ang_dist(t4, th_c[3]);
+    pik_real lb, d;
+    d = ang_dist(t4_of_arm[(b >> 1) & 1], th_c[3]);
     lb = (o->weights ? o->weights[3] : 1) * d * d;
     if ((b & 1) != (th_c[1] < 0)) {
         d = srs_from_singular(th_c[1]);
@@ -1473,8 +1486,9 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
 {
     srs_best *best = S->best;
     int b;
-    pik_real psi_c, lb_other = PIK_HUGE, sc_c[7], cc_c[7];
-    int b_c = (th_c[1] < 0) | ((th_c[3] < 0) << 1) | ((th_c[5] < 0) << 2), near_mask = 0, k;
+    pik_real psi_c, lb_other = PIK_HUGE, sc_c[7], cc_c[7], x_c, y_c, unu_c, w_centre = 0, w_half = 0, t4_of_arm[2];
+    int have_sc_c = 0;
+    int b_c = (th_c[1] < 0) | ((th_c[3] < 0) << 1) | ((th_c[5] < 0) << 2), near_mask = 0, k, j, g_trace, win;
     const pik_real near = PIK_R(0.05);
     srs_best probe;
     int accept;
@@ -1483,17 +1497,17 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
          * is q_current's arm angle when q_current solves the pose, it costs less than the arm angle
          * of q_current's own pose (no FK), and it stays defined next to the elbow and
          * reference-plane singularities */
-        pik_real x, y, unu;
-        r03_trace_form(S, (b_c >> 1) & 1, &x, &y, &unu);
-        if (x * x + y * y > PIK_TOL(1e-20, 1e-10)) {
-            psi_c = pik_atan2_r(y, x);
+        g_trace = (b_c >> 1) & 1;
+        r03_trace_form(S, g_trace, &x_c, &y_c, &unu_c);
+        if (x_c * x_c + y_c * y_c > PIK_TOL(1e-20, 1e-10)) {
+            psi_c = pik_atan2_r(y_c, x_c);
         } else {
             pik_srs_arm_angle(S->m, S->sc.q_current, &psi_c);
         }
     }
-    for (k = 0; k < 7; ++k) {
-        pik_sincos_r(th_c[k], &sc_c[k], &cc_c[k]);
-    }
+    /* each arm's elbow angle t4 (constant along the arm), for the branch bounds */
+    t4_of_arm[0] = pik_atan2_unit_r(S->P->s4, S->P->c4);
+    t4_of_arm[1] = pik_atan2_unit_r(-S->P->s4, S->P->c4);
     if (S->P->n_gc4 == 1) {
         b_c &= ~2;
     }
@@ -1502,7 +1516,7 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
         int reachable = !(differs & 1 && srs_from_singular(th_c[1]) > near) &&
                         !(differs & 2 && pik_fabs(th_c[3]) > near) &&
                         !(differs & 4 && srs_from_singular(th_c[5]) > near);
-        lb[b] = branch_bound(S, b, th_c);
+        lb[b] = branch_bound(S, b, th_c, t4_of_arm);
         if ((S->allowed & (1u << b)) && reachable) {
             near_mask |= 1 << b;
         }
@@ -1538,15 +1552,28 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
             decides = visit_branch(S, best->branch, best->psi - edge) < PIK_HUGE &&
                       visit_branch(S, best->branch, best->psi + edge) < PIK_HUGE;
         }
+        /* Only q_current's branch is probed here (near_mask == 1 << b_c), and only inside its arm's
+         * window for the local minimum's cost (psi_window, from the trace form computed above): no
+         * point outside it can cost less, so skipping it changes nothing but the time. */
+        win = best->found && ((b_c >> 1) & 1) == g_trace /* the elbow stretched may merge b_c's arm */
+                  ? psi_window_of(S, x_c, y_c, unu_c, best->cost, &w_centre, &w_half)
+                  : 2;
         probe.found = 0;
         probe.cost = PIK_HUGE;
         S->best = &probe;
-        for (b = 0; b < 8; ++b) {
-            for (k = 0; k < 8 && (near_mask & (1 << b)); ++k) {
-                pik_real psi = -PIK_PI + ((pik_real)k + PIK_R(0.5)) * (PIK_TWO_PI / PIK_R(8.0));
-                if (!best->found || probe_bound(S, b, psi, sc_c, cc_c) <= best->cost + SRS_COST_TOL) {
-                    visit_branch(S, b, psi);
+        for (k = 0; k < 8 && win != 0; ++k) {
+            pik_real psi = -PIK_PI + ((pik_real)k + PIK_R(0.5)) * (PIK_TWO_PI / PIK_R(8.0));
+            if (win == 1 && ang_dist(psi, w_centre) > w_half) {
+                continue;
+            }
+            if (best->found && !have_sc_c) { /* q_current's (sin, cos) for the bound, when one is needed */
+                for (j = 0; j < 7; ++j) {
+                    pik_sincos_r(th_c[j], &sc_c[j], &cc_c[j]);
                 }
+                have_sc_c = 1;
+            }
+            if (!best->found || probe_bound(S, b_c, psi, sc_c, cc_c) <= best->cost + SRS_COST_TOL) {
+                visit_branch(S, b_c, psi);
             }
         }
         S->best = best;
