@@ -317,12 +317,12 @@ static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_rea
                           unsigned char slot_ok[6])
 {
     pik_real sp, cp;
-    unsigned mask;
+    unsigned bits;
     int i;
     pik_sincos_r(psi, &sp, &cp);
-    for (i = 0; i < 6; ++i) {
+    for (i = 0, bits = dirty & 0x3Fu; bits != 0; ++i, bits >>= 1) { /* up to the highest dirty slot */
         pik_real c, sn, d;
-        if (!(dirty & (1u << i))) {
+        if (!(bits & 1u)) {
             continue;
         }
         d = lin_eval(L->d[i], sp, cp);
@@ -340,11 +340,7 @@ static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_rea
                                      (on_arc(A, srs_joint_of(i), SRS_IS_COS(i) ? c : -c, -sn) ? (i < 3 ? 0xAu : 0xCu)
                                                                                                : 0u));
     }
-    mask = 0xFu;
-    for (i = 0; i < 6; ++i) {
-        mask &= slot_ok[i];
-    }
-    return mask;
+    return 0xFu & slot_ok[0] & slot_ok[1] & slot_ok[2] & slot_ok[3] & slot_ok[4] & slot_ok[5];
 }
 
 
