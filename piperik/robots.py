@@ -34,7 +34,9 @@ _FLAGS = _core.FLAGS
 SelectOptions = _core.SelectOptions
 
 
-_DEFAULT_OPTIONS = SelectOptions()  # passing an object is ~0.4 us faster than None through pybind11
+# passing an object is ~0.4 us faster than None through pybind11 (which matches None to an object
+# argument only after a failed lookup of a foreign module's type on it, in both overload passes)
+_DEFAULT_OPTIONS = SelectOptions()
 
 
 def _number(value, name: str, unit: str) -> float:
@@ -439,7 +441,7 @@ class Arm6:
         saying why when there is none, or when the step exceeds ``options.max_step_rad``.
         """
         if options is None and weights is None and limit_margin is None:
-            return self._arm.ik(T, q_current, None)  # the control-loop call: nothing to fold (None: defaults)
+            return self._arm.ik(T, q_current, _DEFAULT_OPTIONS)  # the control-loop call: nothing to fold
         return self._arm.ik(T, q_current, _options(options, weights, limit_margin))
 
     def select(self, T, q_current=None, *, weights=None, limit_margin: Optional[float] = None,
@@ -696,8 +698,8 @@ class _SrsArm:
         there is none.
         """
         if psi is None and policy is None and options is None and weights is None and limit_margin is None:
-            # the control-loop call ik(T, q_current): no argument to check or fold (None: default options)
-            return self._arm.ik(T, q_current, _NEAREST, None, None)
+            # the control-loop call ik(T, q_current): no argument to check or fold
+            return self._arm.ik(T, q_current, _NEAREST, None, _DEFAULT_OPTIONS)
         return self._arm.ik(T, q_current, self._policy(psi, policy), psi, _options(options, weights, limit_margin))
 
     def select(self, T, q_current=None, *, psi: Optional[float] = None, policy: Optional[str] = None,

@@ -150,6 +150,9 @@ static inline int pik_score(const pik_scorer *s, const pik_real *q_in, pik_real 
         qs[j] = q;
         mj = q - lo < hi - q ? q - lo : hi - q;
         margin = mj < margin ? mj : margin;
+        if (o->limit_penalty == 0) {
+            continue; /* the band is charged at zero weight: its value cannot change the cost */
+        }
         if (s->q_current) {
             pik_real bj = pik_band_(o->soft_limit_margin_rad, mj) - s->band_current[j];
             band += bj > 0 ? bj : 0;

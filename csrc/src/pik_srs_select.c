@@ -444,10 +444,17 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
     cost = r.dist2 + (r.switched ? o->branch_switch_penalty : 0);
     for (j = 0; j < 7; ++j) {
         pik_real e = q[j] - S->sc.q_current[j], wj = w ? w[j] : 1;
-        pik_real lo = S->m->lower_rad[j], hi = S->m->upper_rad[j], dir = q[j] - lo < hi - q[j] ? 1 : -1;
-        pik_real mj = dir > 0 ? q[j] - lo : hi - q[j], band = pik_band_(o->soft_limit_margin_rad, mj);
+        pik_real lo, hi, dir, mj, band;
         *f1 += 2 * wj * e * dq[j];
         *f2 += 2 * wj * (dq[j] * dq[j] + e * d2q[j]);
+        if (!(o->limit_penalty > 0) && !(K && K->bit == j)) {
+            continue; /* no band charged and none asked for: the distance's terms are all */
+        }
+        lo = S->m->lower_rad[j];
+        hi = S->m->upper_rad[j];
+        dir = q[j] - lo < hi - q[j] ? 1 : -1;
+        mj = dir > 0 ? q[j] - lo : hi - q[j];
+        band = pik_band_(o->soft_limit_margin_rad, mj);
         if (K && K->bit == j) {
             K->level = mj;
             K->rate = dir * dq[j];
