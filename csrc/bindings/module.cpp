@@ -1021,11 +1021,18 @@ class Arm7 {
         return a;
     }
 
+    // [(lo, hi), ...] built with the C API (a presized list, tuples of two floats): make_tuple's
+    // generic casters and list appends were a tenth of a feasible_arm_angles call.
     static py::list intervals(const pik_psi_set &S)
     {
-        py::list out;
+        py::list out(S.count);
         for (int k = 0; k < S.count; ++k) {
-            out.append(py::make_tuple(S.lo_rad[k], S.hi_rad[k]));
+            py::float_ lo(S.lo_rad[k]), hi(S.hi_rad[k]);
+            PyObject *pair = PyTuple_Pack(2, lo.ptr(), hi.ptr());
+            if (pair == nullptr) {
+                throw py::error_already_set();
+            }
+            PyList_SET_ITEM(out.ptr(), k, pair);  // steals the reference
         }
         return out;
     }

@@ -154,6 +154,7 @@ int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int station
         if (L->half_singular[k / 3]) {
             continue; /* t1 + t3 (t5 + t7) only: breakpoints of the seed's split are not needed */
         }
+        pik_real cl_lower = 0;
         for (e = 0; e < 2; ++e) {
             pik_real sl, cl, r[2];
             int nr;
@@ -170,6 +171,13 @@ int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int station
                              &cl);
             }
             if (SRS_IS_COS(k)) {
+                /* t = acos(d) meets both limits where d = cos(limit): with limits symmetric about 0
+                 * that is one equation, and the cells (tag) need its roots once (a second copy only
+                 * makes empty cells). The searches' callers keep every copy. */
+                if (tag && !stationary && e == 1 && cl == cl_lower) {
+                    continue;
+                }
+                cl_lower = cl;
                 nr = sincos_roots(L->d[k].a, L->d[k].b, L->d[k].c - cl, r);
             } else {
                 /* t = t_lim (or t_lim + pi): n cos t_lim - d sin t_lim = 0 */
