@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 
 extern "C" {
@@ -26,6 +25,8 @@ extern "C" {
 #include <vector>
 
 #ifdef PIK_WITH_FW_SIM
+#include <pthread.h>
+#include <time.h>
 extern "C" int fw_posix_run(const char *robot_name, int (*should_stop)(void *ctx), void *ctx);
 #endif
 
@@ -1234,7 +1235,24 @@ double proto_bench_fps(int n_joints, int count)
 }
 
 #ifdef PIK_WITH_FW_SIM
-int fw_sim_should_stop(void *ctx) { return static_cast<std::atomic<bool> *>(ctx)->load(); }
+// The firmware thread's state, owned by one fw_sim_run call. POSIX threads, not std::thread: the
+// simulator exists only where fw_posix.c builds (POSIX), and std::thread would link libc++'s thread
+// support into every wheel for this one loop.
+struct FwSimRun {
+    const char *robot;
+    std::atomic<bool> stop{false}, done{false};
+    int rc = 0;
+};
+
+int fw_sim_should_stop(void *ctx) { return static_cast<FwSimRun *>(ctx)->stop.load(); }
+
+void *fw_sim_thread(void *arg)
+{
+    FwSimRun *run = static_cast<FwSimRun *>(arg);
+    run->rc = fw_posix_run(run->robot, fw_sim_should_stop, run);
+    run->done = true;
+    return nullptr;
+}
 
 // Runs the reference firmware on a pseudo-terminal (prints the pty path first) until Python sees
 // a signal: the firmware loop runs on its own thread with a stop flag owned by this call, and this
@@ -1243,27 +1261,28 @@ int fw_sim_should_stop(void *ctx) { return static_cast<std::atomic<bool> *>(ctx)
 // state: no C signal handler, no global flag.
 int fw_sim_run(const std::string &robot)
 {
-    std::atomic<bool> stop(false), done(false);
-    int rc = 0;
-    std::thread loop([&] {
-        rc = fw_posix_run(robot.c_str(), fw_sim_should_stop, &stop);
-        done = true;
-    });
+    FwSimRun run;
+    pthread_t loop;
+    run.robot = robot.c_str();
+    if (pthread_create(&loop, nullptr, fw_sim_thread, &run) != 0) {
+        throw std::runtime_error("firmware-sim: cannot start the firmware thread");
+    }
     bool interrupted = false;
-    while (!done) {
+    while (!run.done) {
         {
             py::gil_scoped_release release;
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            struct timespec tick = {0, 20 * 1000 * 1000};
+            nanosleep(&tick, nullptr);
         }
-        if (!done && PyErr_CheckSignals() != 0) {
+        if (!run.done && PyErr_CheckSignals() != 0) {
             interrupted = true;
             break;
         }
     }
-    stop = true;
+    run.stop = true;
     {
         py::gil_scoped_release release;
-        loop.join();
+        pthread_join(loop, nullptr);
     }
     if (interrupted) {
         if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) || PyErr_ExceptionMatches(PyExc_SystemExit)) {
@@ -1272,7 +1291,7 @@ int fw_sim_run(const std::string &robot)
             throw py::error_already_set();
         }
     }
-    return rc;
+    return run.rc;
 }
 #endif
 
