@@ -174,7 +174,7 @@ def bench_srs(arm, n: int, repeats: int, n_dls: int, seed: int) -> None:
     print("|---|---|---|---|---|")
     for what, note in (("ik", "per (pose, psi): all 8 solutions + FK self-check"),
                        ("feasible", "per pose: in-limit arm-angle intervals, 8 branches"),
-                       ("select", "per pose: psi and branch nearest q_current")):
+                       ("select", "per pose: psi and branch nearest q_current, default options (as ik)")):
         r = [arm._arm.bench_ns(what, Ts, psis, Qc, 1) for _ in range(repeats * 2)]
         print(row(f"C core {what} (mean per pose)", statistics.median(r), None, max(r),
                   note + "; median over passes of the mean per pose; worst = slowest pass"))

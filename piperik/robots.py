@@ -204,7 +204,73 @@ def _wrap(angle: float) -> float:
     return float((angle + np.pi) % (2 * np.pi) - np.pi)
 
 
-class Arm6:
+class _Arm:
+    """What every arm class shares: the compiled model (``_arm``), its per-instance read-only joint
+    and timing limits, the tool (flange -> TCP), forward kinematics and the singularity measure.
+    The subclasses add their inverse kinematics (:class:`Arm6`: 6R; :class:`_SrsArm`: 7-DOF S-R-S)."""
+
+    dof: int = 0
+    #: tools an arm class knows by name (``tool="name"``); none by default
+    NAMED_TOOLS: dict = {}
+    DEFAULT_MAX_VELOCITY: Tuple[float, ...] = ()
+    DEFAULT_MAX_ACCELERATION: Tuple[float, ...] = ()
+
+    def _set_arm(self, arm, tool, lower=None, upper=None) -> None:
+        """Installs the compiled model ``arm``: ``lower`` / ``upper`` (dof,) replace its joint limits
+        [rad] (None keeps the model's); ``tool`` is None, a 4x4 flange -> TCP transform,
+        ``(x, y, z, roll, pitch, yaw)`` [m, rad] or a name in :attr:`NAMED_TOOLS`."""
+        if lower is not None or upper is not None:
+            arm = arm.with_limits(arm.lower if lower is None else lower, arm.upper if upper is None else upper)
+        if isinstance(tool, str):
+            if tool not in self.NAMED_TOOLS:
+                raise ValueError(f"tool: {tool!r} is not a named tool of {type(self).__name__} "
+                                 f"(named: {sorted(self.NAMED_TOOLS) or 'none'}); give a 4x4 or (x, y, z, roll, pitch, yaw)")
+            tool = self.NAMED_TOOLS[tool]
+        tool_T = _tool_matrix(tool)
+        if tool_T is not None:
+            arm = arm.with_tool(tool_T)
+        self._arm = arm
+        self.name = arm.name
+        #: joint limits [rad], shape (dof,); per instance and read-only (the solver uses its own copy)
+        self.lower: np.ndarray = _readonly(arm.lower)
+        self.upper: np.ndarray = _readonly(arm.upper)
+        #: timing limits [rad/s], [rad/s^2], shape (dof,), per instance and read-only
+        #: (for other limits pass your own arrays to ``time_parameterize``)
+        self.max_velocity: np.ndarray = _readonly(self.DEFAULT_MAX_VELOCITY)
+        self.max_acceleration: np.ndarray = _readonly(self.DEFAULT_MAX_ACCELERATION)
+
+    @property
+    def tool(self) -> np.ndarray:
+        """The flange -> TCP transform (4, 4); the identity without a tool. A copy."""
+        return self._arm.tool
+
+    def with_tool(self, tool):
+        """A new arm like this one (same model and limits) whose poses are those of ``tool`` (4x4,
+        x, y, z, r, p, y, or a name in :attr:`NAMED_TOOLS`; None: the flange)."""
+        out = copy.copy(self)
+        out._set_arm(self._arm.with_tool(None), tool)
+        return out
+
+    @property
+    def geometry(self) -> dict:
+        """The model's constants: for :class:`Arm6` d1_m, a1_m, a2_m, a3_m, b_m, d4_m, d6_m,
+        theta_offset_rad and signs (modified DH, theta_i = signs[i] q_i + theta_offset_rad[i]); for
+        the 7-DOF arms the canonical S-R-S d_bs_m, d_se_m, d_ew_m, d_wf_m, sign, offset_rad, T_base,
+        T_flange."""
+        return self._arm.geometry
+
+    def fk(self, q) -> np.ndarray:
+        """Flange (or, with a tool, TCP) pose(s): q (dof,) -> (4, 4); (N, dof) -> (N, 4, 4). q in rad."""
+        return self._arm.fk(q)
+
+    def singularity(self, q) -> float:
+        """Singularity measure of q (dof,), 0 at a singularity: for :class:`Arm6` min(|sin t5|,
+        |cos(t3 + phi)|, wrist-centre radius / reach); for the 7-DOF arms min(|sin t2|, |sin t4|,
+        |sin t6|) (canonical angles)."""
+        return self._arm.singularity(q)
+
+
+class Arm6(_Arm):
     """A 6-DOF arm with a spherical wrist of the ortho-parallel-basis (OPW) class: the AgileX PiPER
     (:class:`Piper`) and most industrial 6R arms (KUKA KR, ABB IRB, FANUC, Staeubli, Yaskawa, ...).
 
@@ -235,20 +301,6 @@ class Arm6:
 
     def __init__(self) -> None:
         raise TypeError("Arm6: build one with Arm6.from_opw(...) or Arm6.from_dh(...), or use piperik.Piper()")
-
-    def _set_arm(self, arm, tool) -> None:
-        tool_T = _tool_matrix(tool)
-        if tool_T is not None:
-            arm = arm.with_tool(tool_T)
-        self._arm = arm
-        self.name = arm.name
-        #: joint limits [rad], shape (6,); per instance and read-only (the solver uses its own copy)
-        self.lower: np.ndarray = _readonly(arm.lower)
-        self.upper: np.ndarray = _readonly(arm.upper)
-        #: timing limits [rad/s], [rad/s^2], shape (6,), per instance and read-only
-        #: (for other limits pass your own arrays to ``time_parameterize``)
-        self.max_velocity: np.ndarray = _readonly(self.DEFAULT_MAX_VELOCITY)
-        self.max_acceleration: np.ndarray = _readonly(self.DEFAULT_MAX_ACCELERATION)
 
     @classmethod
     def _from_core(cls, arm, tool, description: str):
@@ -370,24 +422,6 @@ class Arm6:
         return f"{self._description}{tool})"
 
     @property
-    def tool(self) -> np.ndarray:
-        """The flange -> TCP transform (4, 4); the identity without a tool. A copy."""
-        return self._arm.tool
-
-    def with_tool(self, tool) -> "Arm6":
-        """A new arm like this one (same model and limits) whose poses are those of ``tool`` (4x4 or
-        x, y, z, r, p, y; None: the flange)."""
-        out = copy.copy(self)
-        out._set_arm(self._arm.with_tool(None), tool)
-        return out
-
-    @property
-    def geometry(self) -> dict:
-        """The model's constants (pik_arm6.h): d1_m, a1_m, a2_m, a3_m, b_m, d4_m, d6_m,
-        theta_offset_rad and signs (modified DH, theta_i = signs[i] q_i + theta_offset_rad[i])."""
-        return self._arm.geometry
-
-    @property
     def opw(self) -> dict:
         """The model as OPW parameters (keywords of :meth:`from_opw`): a1, a2, b, c1, c2, c3, c4 [m],
         offsets_rad (each in [-pi, pi)) and signs. ``Arm6.from_opw(**arm.opw)`` is the same arm."""
@@ -400,10 +434,6 @@ class Arm6:
                 "signs": list(g["signs"])}
 
     # -- kinematics ---------------------------------------------------------------------------
-
-    def fk(self, q) -> np.ndarray:
-        """Flange (or, with a tool, TCP) pose(s): q of shape (6,) -> (4, 4); (N, 6) -> (N, 4, 4). q in rad."""
-        return self._arm.fk(q)
 
     def wrist_center(self, q) -> np.ndarray:
         """Wrist centre (intersection of axes 4-6) [m] for joint angles q (6,)."""
@@ -454,10 +484,6 @@ class Arm6:
                          float(margin), None, float(sing), float(step), int(step_joint), bool(exceeded),
                          bool(switched))
 
-    def singularity(self, q) -> float:
-        """Singularity measure of q (6,): min(|sin t5|, |cos(t3 + phi)|, wrist-centre radius / reach)."""
-        return self._arm.singularity(q)
-
     def ik_path(self, Ts, q_start, *, max_step_rad: float = 0.25, keep_branch: bool = True,
                 options: Optional[SelectOptions] = None, return_report: bool = False):
         """Joint path (N, 6) for the poses Ts (N, 4, 4), starting from q_start (6,).
@@ -502,6 +528,8 @@ class Piper(Arm6):
     a longer forearm and flange (H) or upper arm and forearm (L)); the PiPER X has an offset wrist and
     is refused. :meth:`from_dh` builds one from a modified-DH table (calibrated lengths), as a
     ``Piper`` with the PiPER's limits by default; :meth:`Arm6.from_opw` from OPW parameters.
+    ``lower`` / ``upper`` (6,) replace the joint limits [rad] (each may be None: the model's), as for
+    the 7-DOF arms.
 
     Poses are the flange (DH frame 6, URDF ``link6``, the firmware's "end pose") in the base frame,
     or, with ``tool`` (a 4x4 flange -> TCP transform or ``(x, y, z, roll, pitch, yaw)`` [m, rad]),
@@ -522,7 +550,8 @@ class Piper(Arm6):
     #: the AgileX arms of the PiPER's layout (spherical wrist): variant -> (core factory, URDF)
     _VARIANTS = {"h": ("piper_h", "piper_h.urdf"), "l": ("piper_l", "piper_l.urdf")}
 
-    def __init__(self, legacy_zero: bool = False, *, variant: Optional[str] = None, tool=None) -> None:
+    def __init__(self, legacy_zero: bool = False, *, variant: Optional[str] = None, lower=None, upper=None,
+                 tool=None) -> None:
         if not isinstance(legacy_zero, (bool, np.bool_)):
             raise ValueError(f"legacy_zero: expected True or False, got {legacy_zero!r}")
         if variant is None:
@@ -543,7 +572,7 @@ class Piper(Arm6):
         self.legacy_zero = bool(legacy_zero)
         #: None (the PiPER), "h" or "l", or "custom" for :meth:`from_dh` / :meth:`from_opw`
         self.variant = None if variant is None else variant.lower()
-        self._set_arm(arm, tool)
+        self._set_arm(arm, tool, lower, upper)
         #: a URDF shipped in the package whose chain equals this model (Pinocchio FK of
         #: ``ee_frame`` equals :meth:`fk` to 1e-12); None for a model from :meth:`from_dh`
         self.urdf_path: Optional[Path] = MODELS_DIR / urdf
@@ -575,7 +604,7 @@ def _path_result(Q: np.ndarray, report: dict, return_report: bool):
     return (Q, PathReport(report)) if return_report else Q
 
 
-class _SrsArm:
+class _SrsArm(_Arm):
     """A 7-DOF S-R-S arm (spherical shoulder, elbow, spherical wrist), solved through the arm angle.
 
     The arm angle psi [rad] turns the shoulder-elbow-wrist plane about the shoulder->wrist line; it
@@ -597,51 +626,13 @@ class _SrsArm:
     _factory = None
 
     def __init__(self, lower=None, upper=None, *, tool=None) -> None:
-        arm = type(self)._factory()
-        if lower is not None or upper is not None:
-            arm = arm.with_limits(arm.lower if lower is None else lower, arm.upper if upper is None else upper)
-        if isinstance(tool, str):
-            named = getattr(type(self), "NAMED_TOOLS", {})
-            if tool not in named:
-                raise ValueError(f"tool: {tool!r} is not a named tool of {type(self).__name__} "
-                                 f"(named: {sorted(named) or 'none'}); give a 4x4 or (x, y, z, roll, pitch, yaw)")
-            tool = named[tool]
-        tool_T = _tool_matrix(tool)
-        if tool_T is not None:
-            arm = arm.with_tool(tool_T)
-        self._arm = arm
-        self.name = arm.name
-        #: joint limits [rad], shape (7,); per instance and read-only (the solver uses its own copy)
-        self.lower: np.ndarray = _readonly(arm.lower)
-        self.upper: np.ndarray = _readonly(arm.upper)
-        #: timing limits [rad/s], [rad/s^2], shape (7,), per instance and read-only
-        self.max_velocity: np.ndarray = _readonly(self.DEFAULT_MAX_VELOCITY)
-        self.max_acceleration: np.ndarray = _readonly(self.DEFAULT_MAX_ACCELERATION)
+        self._set_arm(type(self)._factory(), tool, lower, upper)
         #: a URDF shipped in the package whose chain equals the model
         self.urdf_path: Path = MODELS_DIR / self._urdf_name
 
     def __repr__(self) -> str:
         tool = f"tool={self.tool.tolist()}" if self._arm.has_tool else ""
         return f"{type(self).__name__}({tool})"
-
-    @property
-    def tool(self) -> np.ndarray:
-        """The flange -> TCP transform (4, 4); the identity without a tool. A copy."""
-        return self._arm.tool
-
-    def with_tool(self, tool) -> "_SrsArm":
-        """A new arm like this one (same limits) whose poses are those of ``tool`` (4x4 or x, y, z,
-        r, p, y; None: the flange)."""
-        return type(self)(self.lower, self.upper, tool=tool)
-
-    @property
-    def geometry(self) -> dict:
-        """Canonical S-R-S constants: d_bs_m, d_se_m, d_ew_m, d_wf_m, sign, offset_rad, T_base, T_flange."""
-        return self._arm.geometry
-
-    def fk(self, q) -> np.ndarray:
-        """Flange (or, with a tool, TCP) pose(s): q (7,) -> (4, 4); (N, 7) -> (N, 4, 4). q in rad."""
-        return self._arm.fk(q)
 
     def arm_angle(self, q):
         """The arm angle psi [rad] of a configuration (7,) (or (N, 7) -> (N,)): ik_all(fk(q), psi) contains q."""
@@ -710,10 +701,6 @@ class _SrsArm:
                                       _options(options, weights, limit_margin))
         return Selection(q, int(branch), _gc_name(flags), _singular_names(flags), float(distance), float(margin),
                          float(psi_out), float(sing), float(step), int(step_joint), bool(exceeded), bool(switched))
-
-    def singularity(self, q) -> float:
-        """Singularity measure of q (7,): min(|sin t2|, |sin t4|, |sin t6|) (canonical angles)."""
-        return self._arm.singularity(q)
 
     def ik_path(self, Ts, q_start, *, max_step_rad: float = 0.25, keep_branch: bool = True,
                 options: Optional[SelectOptions] = None, return_report: bool = False):

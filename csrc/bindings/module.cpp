@@ -373,6 +373,31 @@ static void set_tool(Model &model, py::handle T_obj, int (*model_check)(const Mo
     model = trial;
 }
 
+// Replaces a model's joint limits (lower[j] <= upper[j], finite, |q| <= 1e3 rad); the model stays
+// unchanged on a ValueError.
+template <class Model>
+static void set_limits(Model &model, py::handle lo_obj, py::handle hi_obj, int dof,
+                       int (*model_check)(const Model *))
+{
+    Model trial = model;
+    JointArg lo = joint_arg(lo_obj, dof, "lower");
+    JointArg hi = joint_arg(hi_obj, dof, "upper");
+    if (!lo.data || !hi.data) {
+        throw py::value_error("lower, upper: expected " + std::to_string(dof) + " joint limits each [rad]");
+    }
+    for (int j = 0; j < dof; ++j) {
+        if (!(lo.data[j] <= hi.data[j])) {
+            throw py::value_error("lower, upper: joint " + std::to_string(j + 1) + " has lower > upper");
+        }
+        trial.lower_rad[j] = lo.data[j];
+        trial.upper_rad[j] = hi.data[j];
+    }
+    if (model_check(&trial) != PIK_OK) {
+        throw py::value_error("lower, upper: the model refuses these limits");
+    }
+    model = trial;
+}
+
 // 4x4 of a model's tool, the identity when it has none.
 static py::array_t<double> tool_matrix(const double T_tool[16])
 {
@@ -437,6 +462,14 @@ class Arm6 {
     {
         Arm6 out(*this);
         set_tool(out.m_, T_obj, pik_arm6_model_check);
+        return out;
+    }
+
+    // A copy with other joint limits.
+    Arm6 with_limits(py::handle lo_obj, py::handle hi_obj) const
+    {
+        Arm6 out(*this);
+        set_limits(out.m_, lo_obj, hi_obj, 6, pik_arm6_model_check);
         return out;
     }
 
@@ -772,18 +805,7 @@ class Arm7 {
     Arm7 with_limits(py::handle lo_obj, py::handle hi_obj) const
     {
         Arm7 out(*this);
-        JointArg lo = joint_arg(lo_obj, 7, "lower");
-        JointArg hi = joint_arg(hi_obj, 7, "upper");
-        if (!lo.data || !hi.data) {
-            throw py::value_error("lower, upper: expected 7 joint limits each [rad]");
-        }
-        for (int j = 0; j < 7; ++j) {
-            if (!(lo.data[j] <= hi.data[j])) {
-                throw py::value_error("lower, upper: joint " + std::to_string(j + 1) + " has lower > upper");
-            }
-            out.m_.lower_rad[j] = lo.data[j];
-            out.m_.upper_rad[j] = hi.data[j];
-        }
+        set_limits(out.m_, lo_obj, hi_obj, 7, pik_srs_model_check);
         return out;
     }
 
@@ -999,8 +1021,11 @@ class Arm7 {
                         pik_srs_feasible_arm_angles(&m_, Td + 16 * i, nullptr, &all);
                         total += all.count;
                     } else {
+                        // what ik(T, q_current) asks of the core: the default options, q_current's branch
                         double psi = 0.0;
-                        total += pik_srs_select(&m_, Td + 16 * i, qd + 7 * i, PIK_PSI_NEAREST, &psi, nullptr, &sel);
+                        pik_select_options o = pik_select_options_default();
+                        o.branch_current = static_cast<int>(pik_srs_branch(&m_, qd + 7 * i));
+                        total += pik_srs_select(&m_, Td + 16 * i, qd + 7 * i, PIK_PSI_NEAREST, &psi, &o, &sel);
                     }
                 }
             }
@@ -1470,6 +1495,7 @@ PYBIND11_MODULE(_core, m)
                     py::arg("d4_m"), py::arg("d6_m"), py::arg("theta_offset_rad"), py::arg("lower"), py::arg("upper"),
                     py::arg("a1_m") = 0.0, py::arg("b_m") = 0.0, py::arg("reversed_joints") = 0u)
         .def("with_tool", &Arm6::with_tool, py::arg("tool"))
+        .def("with_limits", &Arm6::with_limits, py::arg("lower"), py::arg("upper"))
         .def_property_readonly("tool", &Arm6::tool)
         .def_property_readonly("has_tool", &Arm6::has_tool)
         .def_property_readonly("name", &Arm6::name)
