@@ -409,14 +409,67 @@ static py::array_t<double> tool_matrix(const double T_tool[16])
     return out;
 }
 
-class Arm6 {
+// What Arm6 and Arm7 share: the model (plain data owned by the object: the tool and the limits may
+// differ from the built-in model's), checked on construction, with its name, limits and tool; and
+// the bindings of those members.
+template <class Derived, class Model, int Dof, int (*ModelCheck)(const Model *)>
+class ArmBase {
   public:
-    explicit Arm6(const pik_arm6_model *model) : m_(*model)
+    explicit ArmBase(const Model *model) : m_(*model)
     {
-        if (pik_arm6_model_check(&m_) != PIK_OK) {
+        if (ModelCheck(&m_) != PIK_OK) {
             throw py::value_error("invalid arm model");
         }
     }
+
+    // A copy whose poses are those of the tool centre point (None: the flange again).
+    Derived with_tool(py::handle T_obj) const
+    {
+        Derived out(static_cast<const Derived &>(*this));
+        set_tool(static_cast<ArmBase &>(out).m_, T_obj, ModelCheck);
+        return out;
+    }
+
+    // A copy with other joint limits.
+    Derived with_limits(py::handle lo_obj, py::handle hi_obj) const
+    {
+        Derived out(static_cast<const Derived &>(*this));
+        set_limits(static_cast<ArmBase &>(out).m_, lo_obj, hi_obj, Dof, ModelCheck);
+        return out;
+    }
+
+    py::array_t<double> tool() const { return tool_matrix(m_.T_tool); }
+    bool has_tool() const { return m_.T_tool[15] != 0.0; }
+    std::string name() const { return m_.name; }
+    py::array_t<double> lower() const { return copy_joints(m_.lower_rad); }
+    py::array_t<double> upper() const { return copy_joints(m_.upper_rad); }
+
+    static void bind_common(py::class_<Derived> &cls)
+    {
+        cls.def("with_tool", &Derived::with_tool, py::arg("tool"))
+            .def("with_limits", &Derived::with_limits, py::arg("lower"), py::arg("upper"))
+            .def_property_readonly("tool", &Derived::tool)
+            .def_property_readonly("has_tool", &Derived::has_tool)
+            .def_property_readonly("name", &Derived::name)
+            .def_property_readonly("lower", &Derived::lower)
+            .def_property_readonly("upper", &Derived::upper);
+    }
+
+  protected:
+    Model m_;
+
+    // A new (Dof,) array of per-joint values.
+    static py::array_t<double> copy_joints(const double *v)
+    {
+        auto a = new_array({Dof});
+        std::memcpy(a.mutable_data(), v, Dof * sizeof(double));
+        return a;
+    }
+};
+
+class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
+  public:
+    using ArmBase::ArmBase;
 
     static Arm6 piper(bool legacy_zero) { return Arm6(pik_piper_model(legacy_zero ? 1 : 0)); }
     static Arm6 piper_h() { return Arm6(pik_piper_h_model()); }
@@ -457,29 +510,6 @@ class Arm6 {
         return Arm6(&m);
     }
 
-    // A copy whose poses are those of the tool centre point (None: the flange again).
-    Arm6 with_tool(py::handle T_obj) const
-    {
-        Arm6 out(*this);
-        set_tool(out.m_, T_obj, pik_arm6_model_check);
-        return out;
-    }
-
-    // A copy with other joint limits.
-    Arm6 with_limits(py::handle lo_obj, py::handle hi_obj) const
-    {
-        Arm6 out(*this);
-        set_limits(out.m_, lo_obj, hi_obj, 6, pik_arm6_model_check);
-        return out;
-    }
-
-    py::array_t<double> tool() const { return tool_matrix(m_.T_tool); }
-    bool has_tool() const { return m_.T_tool[15] != 0.0; }
-
-    std::string name() const { return m_.name; }
-
-    py::array_t<double> lower() const { return copy6(m_.lower_rad); }
-    py::array_t<double> upper() const { return copy6(m_.upper_rad); }
 
     py::dict geometry() const
     {
@@ -489,7 +519,7 @@ class Arm6 {
         d["a3_m"] = m_.a3_m;
         d["d4_m"] = m_.d4_m;
         d["d6_m"] = m_.d6_m;
-        d["theta_offset_rad"] = copy6(m_.theta_offset_rad);
+        d["theta_offset_rad"] = copy_joints(m_.theta_offset_rad);
         d["a1_m"] = m_.a1_m;
         d["b_m"] = m_.b_m;
         py::tuple signs(6);
@@ -682,14 +712,6 @@ class Arm6 {
     }
 
   private:
-    pik_arm6_model m_;  // a copy: the tool may differ from the built-in model's
-
-    static py::array_t<double> copy6(const double *v)
-    {
-        auto a = new_array({6});
-        std::memcpy(a.mutable_data(), v, 6 * sizeof(double));
-        return a;
-    }
 
     // Converts and validates a pose, runs the solver. Raises ValueError on bad input.
     int solve(py::handle T_obj, py::handle seed_obj, pik_solution_set &set) const
@@ -778,40 +800,13 @@ class Arm6 {
 
 
 // 7-DOF S-R-S arms: the same conventions as Arm6, plus the arm angle psi.
-class Arm7 {
+class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
   public:
-    explicit Arm7(const pik_srs_model *model) : m_(*model)
-    {
-        if (pik_srs_model_check(&m_) != PIK_OK) {
-            throw py::value_error("invalid arm model");
-        }
-    }
+    using ArmBase::ArmBase;
 
     static Arm7 iiwa14() { return Arm7(pik_iiwa14_model()); }
     static Arm7 nero() { return Arm7(pik_nero_model()); }
 
-    // A copy whose poses are those of the tool centre point (None: the flange again).
-    Arm7 with_tool(py::handle T_obj) const
-    {
-        Arm7 out(*this);
-        set_tool(out.m_, T_obj, pik_srs_model_check);
-        return out;
-    }
-
-    py::array_t<double> tool() const { return tool_matrix(m_.T_tool); }
-    bool has_tool() const { return m_.T_tool[15] != 0.0; }
-
-    // A copy with other joint limits (the model is plain data owned by this object).
-    Arm7 with_limits(py::handle lo_obj, py::handle hi_obj) const
-    {
-        Arm7 out(*this);
-        set_limits(out.m_, lo_obj, hi_obj, 7, pik_srs_model_check);
-        return out;
-    }
-
-    std::string name() const { return m_.name; }
-    py::array_t<double> lower() const { return copy7(m_.lower_rad); }
-    py::array_t<double> upper() const { return copy7(m_.upper_rad); }
 
     py::dict geometry() const
     {
@@ -820,8 +815,8 @@ class Arm7 {
         d["d_se_m"] = m_.d_se_m;
         d["d_ew_m"] = m_.d_ew_m;
         d["d_wf_m"] = m_.d_wf_m;
-        d["sign"] = copy7(m_.sign);
-        d["offset_rad"] = copy7(m_.offset_rad);
+        d["sign"] = copy_joints(m_.sign);
+        d["offset_rad"] = copy_joints(m_.offset_rad);
         auto tb = new_array({4, 4});
         auto tf = new_array({4, 4});
         std::memcpy(tb.mutable_data(), m_.T_base, 16 * sizeof(double));
@@ -1038,14 +1033,6 @@ class Arm7 {
     }
 
   private:
-    pik_srs_model m_;  // a copy: limits may differ from the built-in model's
-
-    static py::array_t<double> copy7(const double *v)
-    {
-        auto a = new_array({7});
-        std::memcpy(a.mutable_data(), v, 7 * sizeof(double));
-        return a;
-    }
 
     // [(lo, hi), ...] built with the C API (a presized list, tuples of two floats): make_tuple's
     // generic casters and list appends were a tenth of a feasible_arm_angles call.
@@ -1487,20 +1474,14 @@ PYBIND11_MODULE(_core, m)
                    ", max_step_rad=" + num_str(o.o.max_step_rad) + ")";
         });
 
-    py::class_<Arm6>(m, "Arm6")
-        .def_static("piper", &Arm6::piper, py::arg("legacy_zero") = false)
+    py::class_<Arm6> arm6(m, "Arm6");
+    Arm6::bind_common(arm6);
+    arm6.def_static("piper", &Arm6::piper, py::arg("legacy_zero") = false)
         .def_static("piper_h", &Arm6::piper_h)
         .def_static("piper_l", &Arm6::piper_l)
         .def_static("from_params", &Arm6::from_params, py::arg("d1_m"), py::arg("a2_m"), py::arg("a3_m"),
                     py::arg("d4_m"), py::arg("d6_m"), py::arg("theta_offset_rad"), py::arg("lower"), py::arg("upper"),
                     py::arg("a1_m") = 0.0, py::arg("b_m") = 0.0, py::arg("reversed_joints") = 0u)
-        .def("with_tool", &Arm6::with_tool, py::arg("tool"))
-        .def("with_limits", &Arm6::with_limits, py::arg("lower"), py::arg("upper"))
-        .def_property_readonly("tool", &Arm6::tool)
-        .def_property_readonly("has_tool", &Arm6::has_tool)
-        .def_property_readonly("name", &Arm6::name)
-        .def_property_readonly("lower", &Arm6::lower)
-        .def_property_readonly("upper", &Arm6::upper)
         .def_property_readonly("geometry", &Arm6::geometry)
         .def("fk", &Arm6::fk, py::arg("q"))
         .def("wrist_center", &Arm6::wrist_center, py::arg("q"))
@@ -1527,16 +1508,10 @@ PYBIND11_MODULE(_core, m)
     flags["SRS_GC4_NEG"] = PIK_FLAG_SRS_GC4_NEG;
     flags["SRS_GC6_NEG"] = PIK_FLAG_SRS_GC6_NEG;
 
-    py::class_<Arm7>(m, "Arm7")
-        .def_static("iiwa14", &Arm7::iiwa14)
+    py::class_<Arm7> arm7(m, "Arm7");
+    Arm7::bind_common(arm7);
+    arm7.def_static("iiwa14", &Arm7::iiwa14)
         .def_static("nero", &Arm7::nero)
-        .def("with_limits", &Arm7::with_limits, py::arg("lower"), py::arg("upper"))
-        .def("with_tool", &Arm7::with_tool, py::arg("tool"))
-        .def_property_readonly("tool", &Arm7::tool)
-        .def_property_readonly("has_tool", &Arm7::has_tool)
-        .def_property_readonly("name", &Arm7::name)
-        .def_property_readonly("lower", &Arm7::lower)
-        .def_property_readonly("upper", &Arm7::upper)
         .def_property_readonly("geometry", &Arm7::geometry)
         .def("fk", &Arm7::fk, py::arg("q"))
         .def("arm_angle", &Arm7::arm_angle, py::arg("q"))
