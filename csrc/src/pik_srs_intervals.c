@@ -145,9 +145,12 @@ int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int station
                        pik_real *br, unsigned char *tag)
 {
     int nb = 0, k, e, j;
-    br[nb++] = -PIK_PI; /* pi is appended after the sort: no value moves past it */
+    br[nb++] = -PIK_PI;
+    br[nb++] = PIK_PI; /* before the roots, not appended after the sort: pik_wrap_pi may round a root
+                        * a hair past pi, which must then sort after it */
     if (tag) {
         tag[0] = SRS_TAG_OTHER;
+        tag[1] = SRS_TAG_OTHER;
     }
     for (k = 0; k < 6; ++k) {
         int joint = srs_joint_of(k);
@@ -212,10 +215,6 @@ int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int station
         br[nb++] = pik_wrap_pi(L->sing_psi[j] + PIK_PSI_SINGULAR_EXCLUSION_RAD);
     }
     pik_srs_sort_reals(br, tag, nb);
-    if (tag) {
-        tag[nb] = SRS_TAG_OTHER;
-    }
-    br[nb++] = PIK_PI;
     return nb;
 }
 
