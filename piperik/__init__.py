@@ -21,10 +21,12 @@ from .poses import (
     q_from_mdeg,
     q_to_mdeg,
 )
-from .robots import Arm6, Iiwa14, Nero, PathReport, Piper, SelectOptions, Selection, Solution, tool_matrix
+from .robots import (Arm6, BatchResult, Iiwa14, Nero, PathReport, Piper, SelectOptions, Selection, Solution,
+                     tool_matrix)
 
 __all__ = [
     "Arm6",
+    "BatchResult",
     "Iiwa14",
     "Nero",
     "NoSolutionError",

@@ -72,6 +72,39 @@ def _readonly(values) -> np.ndarray:
     return view
 
 
+class BatchResult(tuple):
+    """What ``ik_batch`` returns: it unpacks as ``Q, ok`` (the two-value form of earlier releases)
+    and names everything the C loop reports:
+
+    - ``q`` (N, dof): the chosen solutions [rad], NaN rows where not ``ok``;
+    - ``ok`` (N,) bool;
+    - ``status`` (N,) int: the C status per pose (0 ok, -1 unreachable, -2 none within the limits,
+      -3 branch switch, -4 step above ``max_step_rad``; names in ``piperik._core.STATUS_CODE``);
+    - ``psi`` (N,): the chosen arm angles [rad] of a 7-DOF arm (None for a 6-DOF arm).
+    """
+
+    def __new__(cls, q: np.ndarray, ok: np.ndarray, status: np.ndarray, psi: Optional[np.ndarray] = None):
+        self = super().__new__(cls, (q, ok))
+        self.status = status
+        self.psi = psi
+        return self
+
+    @property
+    def q(self) -> np.ndarray:
+        return self[0]
+
+    @property
+    def ok(self) -> np.ndarray:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return (f"BatchResult(n={len(self.ok)}, ok={int(np.count_nonzero(self.ok))}"
+                + (", psi" if self.psi is not None else "") + ")")
+
+    def __reduce__(self):
+        return (type(self), (self.q, self.ok, self.status, self.psi))
+
+
 class PathReport(dict):
     """What ``ik_path(..., return_report=True)`` found: status, reason, failed_index, max_step_rad,
     max_step_joint (0-based), max_step_index, branch_changes (continuous singularity crossings) and
@@ -504,16 +537,18 @@ class Arm6(_Arm):
 
     def ik_batch(self, Ts, q_current=None, *, weights=None, limit_margin: Optional[float] = None,
                  options: Optional[SelectOptions] = None, return_status: bool = False):
-        """:meth:`ik` for many poses: Ts (N, 4, 4) -> (Q (N, 6), ok (N,) bool).
+        """:meth:`ik` for many poses: Ts (N, 4, 4) -> a :class:`BatchResult` (unpacks as ``Q, ok``:
+        Q (N, 6), ok (N,) bool; ``.status`` per pose).
 
         Rows of Q are NaN where ok is False (unreachable, no solution within the limits, or a step
         above ``options.max_step_rad``). ``q_current`` may be (6,) for all poses or (N, 6), one per
-        pose. The loop runs in C with the GIL released. With ``return_status=True`` also returns the
-        C status per pose (0 ok, -1 unreachable, -2 none within limits, -3 branch switch, -4 step
-        too large). A malformed pose raises ``ValueError`` naming its index.
+        pose. The loop runs in C with the GIL released. ``return_status=True`` returns the plain
+        tuple ``(Q, ok, status)`` of earlier releases instead (status: 0 ok, -1 unreachable, -2 none
+        within limits, -3 branch switch, -4 step too large). A malformed pose raises ``ValueError``
+        naming its index.
         """
         Q, ok, status = self._arm.ik_batch(Ts, q_current, _options(options, weights, limit_margin))
-        return (Q, ok, status) if return_status else (Q, ok)
+        return (Q, ok, status) if return_status else BatchResult(Q, ok, status)
 
 
 
@@ -723,16 +758,17 @@ class _SrsArm(_Arm):
 
     def ik_batch(self, Ts, q_current=None, *, psi=None, policy: Optional[str] = None, weights=None,
                  limit_margin: Optional[float] = None, options: Optional[SelectOptions] = None, return_status: bool = False):
-        """:meth:`ik` for many poses: Ts (N, 4, 4) -> (Q (N, 7), ok (N,)); rows NaN where not ok.
+        """:meth:`ik` for many poses: Ts (N, 4, 4) -> a :class:`BatchResult` (unpacks as ``Q, ok``:
+        Q (N, 7), rows NaN where not ok; ``.status`` and the chosen ``.psi`` per pose).
 
         ``q_current`` (7,) or (N, 7); ``psi`` a number or (N,) to fix the arm angle. The loop runs in
-        C with the GIL released. With ``return_status=True`` also returns the C status per pose
-        (0 ok, -1 unreachable, -2 none within limits, -3 branch switch, -4 step too large; names in
-        ``piperik._core.STATUS_CODE``) and the chosen psi (N,).
+        C with the GIL released. ``return_status=True`` returns the plain tuple ``(Q, ok, status,
+        psi)`` of earlier releases instead (status: 0 ok, -1 unreachable, -2 none within limits, -3
+        branch switch, -4 step too large; names in ``piperik._core.STATUS_CODE``).
         """
         Q, ok, status, psi_out = self._arm.ik_batch(Ts, q_current, self._policy(psi, policy), psi,
                                                     _options(options, weights, limit_margin))
-        return (Q, ok, status, psi_out) if return_status else (Q, ok)
+        return (Q, ok, status, psi_out) if return_status else BatchResult(Q, ok, status, psi_out)
 
 
 class Nero(_SrsArm):

@@ -365,3 +365,35 @@ def test_custom_limits():
     assert piperik.Nero().upper[3] == 2.14  # the default is untouched
     with pytest.raises(ValueError, match="lower"):
         piperik.Nero(lower=hi, upper=lo)
+
+
+@pytest.mark.parametrize("make", [piperik.Piper, piperik.Nero, piperik.Iiwa14], ids=["piper", "nero", "iiwa14"])
+def test_batch_result_names_what_the_c_loop_reports(make):
+    """ik_batch's BatchResult unpacks as (Q, ok) and carries the status (and a 7-DOF arm's psi)
+    that return_status=True returns positionally; rows that fail are NaN with their status."""
+    import pickle
+
+    arm = make()
+    rng = np.random.default_rng(3)
+    Q = rng.uniform(arm.lower, arm.upper, (40, arm.dof))
+    Ts = arm.fk(Q)
+    Ts[5, 0, 3] = 50.0  # unreachable
+    res = arm.ik_batch(Ts, Q)
+    q_out, ok = res
+    assert isinstance(res, piperik.BatchResult) and len(res) == 2
+    assert q_out is res.q and ok is res.ok
+    plain = arm.ik_batch(Ts, Q, return_status=True)
+    np.testing.assert_array_equal(res.q, plain[0])
+    np.testing.assert_array_equal(res.ok, plain[1])
+    np.testing.assert_array_equal(res.status, plain[2])
+    assert res.status[5] == -1 and not res.ok[5] and np.isnan(res.q[5]).all()
+    assert np.all(res.ok == (res.status == 0))
+    if arm.dof == 7:
+        np.testing.assert_array_equal(res.psi, plain[3])
+        assert np.all(np.abs(res.psi[res.ok]) <= np.pi)
+    else:
+        assert res.psi is None and len(plain) == 3
+    back = pickle.loads(pickle.dumps(res))
+    assert isinstance(back, piperik.BatchResult)
+    np.testing.assert_array_equal(back.status, res.status)
+    assert "BatchResult(n=40" in repr(res)
