@@ -108,7 +108,14 @@ class BatchResult(tuple):
 class PathReport(dict):
     """What ``ik_path(..., return_report=True)`` found: status, reason, failed_index, max_step_rad,
     max_step_joint (0-based), max_step_index, branch_changes (continuous singularity crossings) and
-    min_singularity along the path."""
+    min_singularity along the path (a 7-DOF path also psi, the arm angle per sample). A dict whose
+    fields also read as attributes: ``report.max_step_rad`` is ``report["max_step_rad"]``."""
+
+    def __getattr__(self, name: str):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"PathReport has no field {name!r} (fields: {', '.join(sorted(self))})") from None
 
 
 def _branch_name(flags: int) -> str:

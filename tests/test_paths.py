@@ -347,3 +347,23 @@ def test_cli_path_writes_csv_and_plot(tmp_path, capsys):
     assert main(["path", "--from", "0.25", "0", "0.33", "180", "49", "180", "--to", "3", "0", "0.3", "180", "49",
                  "180", "--deg"]) == 2
     assert "segment 0" in capsys.readouterr().err
+
+
+def test_path_report_fields_read_as_attributes():
+    """PathReport stays a dict and names its fields as attributes too; a missing one is an
+    AttributeError that lists the fields."""
+    import copy
+    import pickle
+
+    arm = piperik.Nero()
+    q0 = 0.5 * (np.asarray(arm.lower) + np.asarray(arm.upper))
+    Qg = q0 + np.linspace(0, 0.2, 30)[:, None] * np.ones(7)
+    Q, report = arm.ik_path(arm.fk(Qg), Qg[0], return_report=True)
+    assert isinstance(report, dict) and isinstance(report, piperik.PathReport)
+    assert report.max_step_rad == report["max_step_rad"] and report.failed_index == -1
+    assert report.psi.shape == (30,)
+    with pytest.raises(AttributeError, match="no field 'nope'.*max_step_rad"):
+        report.nope
+    back = pickle.loads(pickle.dumps(report))
+    assert isinstance(back, piperik.PathReport) and back.max_step_rad == report.max_step_rad
+    assert copy.deepcopy(report).failed_index == -1
