@@ -638,11 +638,19 @@ _PSI_POLICIES = _core.PSI_POLICIES
 _NEAREST = _PSI_POLICIES["nearest"]
 
 
+def _no_solution(message: str, status: Optional[int]) -> NoSolutionError:
+    """A NoSolutionError carrying the core's status (as the ones the C++ layer raises)."""
+    err = NoSolutionError(message)
+    err.status = None if status is None else int(status)
+    return err
+
+
 def _path_result(Q: np.ndarray, report: dict, return_report: bool):
     if report["failed_index"] >= 0:
         i = report["failed_index"]
-        raise NoSolutionError(f"sample {i} of {len(Q)}: {report['reason']}"
-                              + (f" (largest step so far {report['max_step_rad']:.3g} rad)" if i > 0 else ""))
+        raise _no_solution(f"sample {i} of {len(Q)}: {report['reason']}"
+                           + (f" (largest step so far {report['max_step_rad']:.3g} rad)" if i > 0 else ""),
+                           report["status"])
     return (Q, PathReport(report)) if return_report else Q
 
 

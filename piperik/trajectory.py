@@ -192,7 +192,9 @@ def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: flo
             if can_search and not use_global:
                 use_global = True
                 continue
-            raise NoSolutionError(f"{where(i)}: {report['reason']}")
+            err = NoSolutionError(f"{where(i)}: {report['reason']}")
+            err.status = int(report["status"])  # the core's reason, as ik_path's errors carry it
+            raise err
         steps = np.abs(np.diff(Q, axis=0)).max(axis=1) if len(Q) > 1 else np.zeros(0)
         too_big = np.nonzero(steps > max_joint_step_rad)[0]  # between sample i and i + 1
         if len(too_big) == 0:

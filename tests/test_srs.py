@@ -397,3 +397,28 @@ def test_batch_result_names_what_the_c_loop_reports(make):
     assert isinstance(back, piperik.BatchResult)
     np.testing.assert_array_equal(back.status, res.status)
     assert "BatchResult(n=40" in repr(res)
+
+
+def test_no_solution_error_carries_the_core_status():
+    """NoSolutionError (a ValueError) names the core's reason in .status: -1 unreachable, -2 none
+    within the limits, -4 a step above max_step_rad; ik_path's errors too; None where Python raised
+    one without a status."""
+    codes = piperik._core.STATUS_CODE
+    piper, nero = piperik.Piper(), piperik.Nero()
+    far = np.eye(4)
+    far[0, 3] = 9.0
+    cases = [
+        (lambda: piper.ik(far), codes["UNREACHABLE"]),
+        (lambda: nero.ik(far, np.zeros(7)), codes["UNREACHABLE"]),
+        (lambda: piper.ik(np.eye(4)), codes["NONE_IN_LIMITS"]),
+        (lambda: nero.ik(nero.fk(np.zeros(7)), np.zeros(7), psi=3.0), codes["NONE_IN_LIMITS"]),
+        (lambda: nero.ik(nero.fk(np.full(7, 0.4)), np.zeros(7),
+                         options=piperik.SelectOptions(max_step_rad=0.1)), codes["STEP_TOO_LARGE"]),
+        (lambda: nero.ik_path(np.array([nero.fk(np.zeros(7)), far]), np.zeros(7)), codes["UNREACHABLE"]),
+    ]
+    for call, status in cases:
+        with pytest.raises(piperik.NoSolutionError) as info:
+            call()
+        assert isinstance(info.value, ValueError)
+        assert info.value.status == status, (str(info.value), info.value.status, status)
+    assert piperik.NoSolutionError("raised by hand").status is None

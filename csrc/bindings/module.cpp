@@ -36,8 +36,11 @@ namespace {
 
 using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
+// Raised as piperik.NoSolutionError (a ValueError) whose `status` is the core's reason
+// (PIK_UNREACHABLE, PIK_NONE_IN_LIMITS, PIK_BRANCH_SWITCH or PIK_STEP_TOO_LARGE).
 struct NoSolution : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    NoSolution(int status_code, const std::string &message) : std::runtime_error(message), status(status_code) {}
+    int status;
 };
 
 // Messages are built from std::string, std::to_string and snprintf, never iostreams: the manylinux
@@ -571,7 +574,7 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
         const SelectOptions &o = options_or_default(opts);
         select_impl(T_obj, qc_obj, o, sel, PIK_IK_ONLY_IN_LIMITS);
         if (sel.step_exceeded) {
-            throw NoSolution(step_message(sel, o.o.max_step_rad));
+            throw NoSolution(PIK_STEP_TOO_LARGE, step_message(sel, o.o.max_step_rad));
         }
         auto q = new_array({6});
         std::memcpy(q.mutable_data(), sel.q_rad, 6 * sizeof(double));
@@ -749,15 +752,15 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
             st = pik_select(&set, m_.lower_rad, m_.upper_rad, qc.data, &opts, &sel);
         }
         if (st == PIK_UNREACHABLE) {
-            throw NoSolution("unreachable: the pose is outside the workspace of " + name());
+            throw NoSolution(PIK_UNREACHABLE, "unreachable: the pose is outside the workspace of " + name());
         }
         if (st == PIK_BRANCH_SWITCH) {
-            throw NoSolution("keep_branch: the solutions within the limits are on another branch (a jump)");
+            throw NoSolution(PIK_BRANCH_SWITCH, "keep_branch: the solutions within the limits are on another branch (a jump)");
         }
         if (st == PIK_NONE_IN_LIMITS) {
             // The error path: solve everything again to say which limit stops the closest solution.
             pik_arm6_ik(&m_, T.data(), qc.data, &set);
-            throw NoSolution(limits_message(set, opts.limit_margin_rad));
+            throw NoSolution(PIK_NONE_IN_LIMITS, limits_message(set, opts.limit_margin_rad));
         }
         if (st != PIK_OK) {
             throw py::value_error(std::string("options: ") + pik_status_str(st));
@@ -906,7 +909,7 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
         const SelectOptions &o = options_or_default(opts);
         select_impl(T_obj, qc_obj, policy, psi_obj, o, sel);
         if (sel.step_exceeded) {
-            throw NoSolution(step_message(sel, o.o.max_step_rad));
+            throw NoSolution(PIK_STEP_TOO_LARGE, step_message(sel, o.o.max_step_rad));
         }
         auto q = new_array({7});
         std::memcpy(q.mutable_data(), sel.q_rad, 7 * sizeof(double));
@@ -1074,13 +1077,13 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
         }
         int st = pik_srs_select(&m_, T.data(), qc.data, static_cast<pik_psi_policy>(policy), &psi, &opts, &sel);
         if (st == PIK_UNREACHABLE) {
-            throw NoSolution("unreachable: the pose is outside the workspace of " + name());
+            throw NoSolution(PIK_UNREACHABLE, "unreachable: the pose is outside the workspace of " + name());
         }
         if (st == PIK_BRANCH_SWITCH) {
-            throw NoSolution("keep_branch: the solutions within the limits are on another branch (a jump)");
+            throw NoSolution(PIK_BRANCH_SWITCH, "keep_branch: the solutions within the limits are on another branch (a jump)");
         }
         if (st == PIK_NONE_IN_LIMITS) {
-            throw NoSolution(policy == PIK_PSI_GIVEN
+            throw NoSolution(PIK_NONE_IN_LIMITS, policy == PIK_PSI_GIVEN
                                  ? "no solution within the joint limits at psi = " + std::to_string(psi) + " rad"
                                  : "no arm angle has a solution within the joint limits" +
                                        std::string(opts.limit_margin_rad > 0.0 ? " (with the limit margin)" : ""));
@@ -1378,7 +1381,23 @@ PYBIND11_MODULE(_core, m)
     sizes["pik_psi_set"] = sizeof(pik_psi_set);
     m.attr("SIZEOF") = sizes;
 
+    // NoSolutionError carries the core's status: instances raised here set it, the class default
+    // None stands for those raised in Python without one. The translator looks the class up in the
+    // module when it raises (no handle kept in a global).
     py::register_exception<NoSolution>(m, "NoSolutionError", PyExc_ValueError);
+    m.attr("NoSolutionError").attr("status") = py::none();
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) {
+                std::rethrow_exception(p);
+            }
+        } catch (const NoSolution &e) {
+            py::object type = py::module_::import("piperik._core").attr("NoSolutionError");
+            py::object exc = type(py::str(e.what()));
+            exc.attr("status") = e.status;
+            PyErr_SetObject(type.ptr(), exc.ptr());
+        }
+    });
 
     m.def("sincos", [](double x) {
         double s, c;
