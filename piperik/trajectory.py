@@ -22,6 +22,7 @@ import numpy as np
 
 from ._core import STATUS_CODE, NoSolutionError
 from .poses import _matrix, _rotation_angle
+from .robots import _no_solution
 
 
 # ---------------------------------------------------------------------------------------------- poses
@@ -192,9 +193,7 @@ def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: flo
             if can_search and not use_global:
                 use_global = True
                 continue
-            err = NoSolutionError(f"{where(i)}: {report['reason']}")
-            err.status = int(report["status"])  # the core's reason, as ik_path's errors carry it
-            raise err
+            raise _no_solution(f"{where(i)}: {report['reason']}", report["status"])
         steps = np.abs(np.diff(Q, axis=0)).max(axis=1) if len(Q) > 1 else np.zeros(0)
         too_big = np.nonzero(steps > max_joint_step_rad)[0]  # between sample i and i + 1
         if len(too_big) == 0:

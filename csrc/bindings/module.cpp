@@ -178,6 +178,9 @@ py::array_t<double> new_array(std::initializer_list<py::ssize_t> shape)
     const auto &api = py::detail::npy_api::get();
     Py_intptr_t dims[3];
     int nd = 0;
+    if (shape.size() > 3) {
+        throw std::logic_error("new_array: at most 3 dimensions");
+    }
     for (py::ssize_t d : shape) {
         dims[nd++] = static_cast<Py_intptr_t>(d);
     }
@@ -513,7 +516,6 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
         return Arm6(&m);
     }
 
-
     py::dict geometry() const
     {
         py::dict d;
@@ -715,7 +717,6 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
     }
 
   private:
-
     // Converts and validates a pose, runs the solver. Raises ValueError on bad input.
     int solve(py::handle T_obj, py::handle seed_obj, pik_solution_set &set) const
     {
@@ -809,7 +810,6 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
 
     static Arm7 iiwa14() { return Arm7(pik_iiwa14_model()); }
     static Arm7 nero() { return Arm7(pik_nero_model()); }
-
 
     py::dict geometry() const
     {
@@ -1036,7 +1036,6 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
     }
 
   private:
-
     // [(lo, hi), ...] built with the C API (a presized list, tuples of two floats): make_tuple's
     // generic casters and list appends were a tenth of a feasible_arm_angles call.
     static py::list intervals(const pik_psi_set &S)

@@ -88,6 +88,9 @@ static inline pik_real srs_singularity(pik_real s2, pik_real s4, pik_real s6)
 /* Branch b's angles from the representative's: GC2 negative (t1 + pi, -t2, t3 + pi), GC6 negative
  * (t5 + pi, -t6, t7 + pi); t4's sign is the arm's. */
 /* Branch value of arm g's k-th sign combination (k = GC2 negative | GC6 negative << 1). */
+/* Arm g's elbow angle t4 (constant along the arm: the elbow sign g negates sin t4), from the pose's
+ * (s4, c4); pik_trig_impl.h provides the atan2 where it is used. */
+#define SRS_ARM_T4(P, g) pik_atan2_unit_r(((g) ? -1 : 1) * (P)->s4, (P)->c4)
 #define SRS_BRANCH(g, k) (((k) & 1) | ((g) << 1) | (((k) >> 1) << 2))
 
 static inline void branch_thetas(int b, const pik_real rep[7], pik_real th[7])

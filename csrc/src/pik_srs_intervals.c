@@ -353,7 +353,7 @@ static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_rea
 
 void pik_srs_cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P, const srs_limit_arcs *A, int g)
 {
-    pik_real q4 = srs_q_of_theta(m, 3, pik_atan2_unit_r((g ? -1 : 1) * P->s4, P->c4));
+    pik_real q4 = srs_q_of_theta(m, 3, SRS_ARM_T4(P, g));
     C->m = m;
     C->P = P;
     C->A = A;

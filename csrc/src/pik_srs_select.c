@@ -135,7 +135,7 @@ static const srs_lin_arm *search_lin(srs_search *S, int g)
 {
     if (S->lin_g != g) {
         pik_srs_arm_lin(S->P, g, &S->lin);
-        S->t4 = pik_atan2_unit_r((g ? -1 : 1) * S->P->s4, S->P->c4);
+        S->t4 = SRS_ARM_T4(S->P, g);
         S->lin_g = g;
     }
     return &S->lin;
@@ -1513,8 +1513,8 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
         }
     }
     /* each arm's elbow angle t4 (constant along the arm), for the branch bounds */
-    t4_of_arm[0] = pik_atan2_unit_r(S->P->s4, S->P->c4);
-    t4_of_arm[1] = pik_atan2_unit_r(-S->P->s4, S->P->c4);
+    t4_of_arm[0] = SRS_ARM_T4(S->P, 0);
+    t4_of_arm[1] = SRS_ARM_T4(S->P, 1);
     if (S->P->n_gc4 == 1) {
         b_c &= ~2;
     }
