@@ -344,15 +344,15 @@ py::tuple solution_details(const pik_solution_set &set, py::ssize_t dof)
 
 // The tool (TCP) transform of with_tool: None -> all zeros (no tool); a 4x4 -> its entries. The
 // model check (pik_*_model_check) then says whether it is a rigid transform.
-static void tool_arg(py::handle obj, double out[16])
+static void tool_arg(py::handle obj, double out[16], const char *name = "tool")
 {
     if (obj.is_none()) {
         std::fill(out, out + 16, 0.0);
         return;
     }
-    darray T = as_double_array(obj, "tool");
+    darray T = as_double_array(obj, name);
     if (T.ndim() != 2 || T.shape(0) != 4 || T.shape(1) != 4) {
-        throw py::value_error("tool: expected a 4x4 homogeneous transform (flange -> TCP), got shape " + shape_str(T));
+        throw py::value_error(std::string(name) + ": expected a 4x4 homogeneous transform, got shape " + shape_str(T));
     }
     auto t = T.unchecked<2>();
     for (int r = 0; r < 4; ++r) {
@@ -361,8 +361,41 @@ static void tool_arg(py::handle obj, double out[16])
         }
     }
     if (!(out[15] == 1.0 && out[12] == 0.0 && out[13] == 0.0 && out[14] == 0.0)) {
-        throw py::value_error("tool: the last row must be 0 0 0 1");
+        throw py::value_error(std::string(name) + ": the last row must be 0 0 0 1");
     }
+}
+
+// A robot description's chain (pik_chain.h) from joint origins (n, 4, 4), unit axes (n, 3) and the
+// tip transform (4, 4); shared by the copies of an arm (with_tool, with_limits), never changed.
+static std::shared_ptr<const pik_chain> chain_arg(py::handle origins_obj, py::handle axes_obj, py::handle tip_obj,
+                                                  int dof)
+{
+    auto ch = std::make_shared<pik_chain>();
+    darray O = as_double_array(origins_obj, "joint_origins");
+    darray A = as_double_array(axes_obj, "joint_axes");
+    if (O.ndim() != 3 || O.shape(0) != dof || O.shape(1) != 4 || O.shape(2) != 4) {
+        throw py::value_error("joint_origins: expected shape (" + std::to_string(dof) + ", 4, 4), got " + shape_str(O));
+    }
+    if (A.ndim() != 2 || A.shape(0) != dof || A.shape(1) != 3) {
+        throw py::value_error("joint_axes: expected shape (" + std::to_string(dof) + ", 3), got " + shape_str(A));
+    }
+    ch->n_joints = dof;
+    auto o = O.unchecked<3>();
+    auto a = A.unchecked<2>();
+    for (int i = 0; i < dof; ++i) {
+        for (int k = 0; k < 16; ++k) {
+            ch->T_joint[i][k] = o(i, k / 4, k % 4);
+        }
+        for (int k = 0; k < 3; ++k) {
+            ch->axis[i][k] = a(i, k);
+        }
+    }
+    tool_arg(tip_obj, ch->T_tip, "T_tip");
+    if (pik_chain_check(ch.get()) != PIK_OK) {
+        throw py::value_error("chain: expected rigid joint origins and tip (orthonormal to 1e-12, last row 0 0 0 1, "
+                              "offsets at most 100 m) and unit joint axes");
+    }
+    return ch;
 }
 
 // Sets model.T_tool from a with_tool argument, through the model check of its arm class (the C
@@ -444,7 +477,21 @@ class ArmBase {
         return out;
     }
 
+    // A copy that solves with this model and polishes onto the given chain (pik_chain.h).
+    Derived with_chain(py::handle origins_obj, py::handle axes_obj, py::handle tip_obj) const
+    {
+        Derived out(static_cast<const Derived &>(*this));
+        ArmBase &b = out;
+        b.chain_ = chain_arg(origins_obj, axes_obj, tip_obj, Dof);
+        b.m_.chain = b.chain_.get();
+        if (ModelCheck(&b.m_) != PIK_OK) {
+            throw py::value_error("chain: refused by the model check");
+        }
+        return out;
+    }
+
     py::array_t<double> tool() const { return tool_matrix(m_.T_tool); }
+    bool polished() const { return m_.chain != nullptr; }
     bool has_tool() const { return m_.T_tool[15] != 0.0; }
     std::string name() const { return m_.name; }
     py::array_t<double> lower() const { return copy_joints(m_.lower_rad); }
@@ -453,6 +500,8 @@ class ArmBase {
     static void bind_common(py::class_<Derived> &cls)
     {
         cls.def("with_tool", &Derived::with_tool, py::arg("tool"))
+            .def("with_chain", &Derived::with_chain, py::arg("joint_origins"), py::arg("joint_axes"), py::arg("T_tip"))
+            .def_property_readonly("polished", &Derived::polished)
             .def("with_limits", &Derived::with_limits, py::arg("lower"), py::arg("upper"))
             .def_property_readonly("tool", &Derived::tool)
             .def_property_readonly("has_tool", &Derived::has_tool)
@@ -463,6 +512,7 @@ class ArmBase {
 
   protected:
     Model m_;
+    std::shared_ptr<const pik_chain> chain_;  // what m_.chain points at (nullptr: none)
 
     // A new (Dof,) array of per-joint values.
     static py::array_t<double> copy_joints(const double *v)
@@ -485,7 +535,8 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
     // validates a DH table's shape or the OPW parameters and names the violated condition; the model
     // check guards the rest). reversed: bit i set when joint i+1 turns against its DH axis.
     static Arm6 from_params(double d1_m, double a2_m, double a3_m, double d4_m, double d6_m, py::handle offsets_obj,
-                            py::handle lo_obj, py::handle hi_obj, double a1_m, double b_m, unsigned reversed)
+                            py::handle lo_obj, py::handle hi_obj, double a1_m, double b_m, unsigned reversed,
+                            py::handle base_obj, py::handle flange_obj)
     {
         pik_arm6_model m = *pik_piper_model(0);
         JointArg off = joint_arg(offsets_obj, 6, "theta_offset_rad");
@@ -503,6 +554,8 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
         m.a1_m = a1_m;
         m.b_m = b_m;
         m.reversed_joints = reversed;
+        tool_arg(base_obj, m.T_base, "T_base");
+        tool_arg(flange_obj, m.T_flange, "T_flange");
         for (int j = 0; j < 6; ++j) {
             m.theta_offset_rad[j] = off.data[j];
             m.lower_rad[j] = lo.data[j];
@@ -511,7 +564,8 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
         if (pik_arm6_model_check(&m) != PIK_OK) {
             throw py::value_error("model: lengths must be finite and at most 1e6 m, a2_m > 0, sqrt(a3_m^2 + d4_m^2) > 0 "
                                   "and not equal to a2_m (the wrist centre would fold onto the shoulder), reversed "
-                                  "joints within bits 0-5, offsets and limits finite (|.| <= 1000 rad) with lower <= upper");
+                                  "joints within bits 0-5, offsets and limits finite (|.| <= 1000 rad) with lower <= upper, "
+                                  "T_base and T_flange rigid");
         }
         return Arm6(&m);
     }
@@ -532,6 +586,8 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
             signs[j] = (m_.reversed_joints >> j) & 1u ? -1 : 1;
         }
         d["signs"] = signs;
+        d["T_base"] = tool_matrix(m_.T_base);
+        d["T_flange"] = tool_matrix(m_.T_flange);
         return d;
     }
 
@@ -810,6 +866,46 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
 
     static Arm7 iiwa14() { return Arm7(pik_iiwa14_model()); }
     static Arm7 nero() { return Arm7(pik_nero_model()); }
+
+    // An S-R-S arm from the canonical constants of pik_srs.h (the Python layer names the rules).
+    static Arm7 from_params(double d_bs_m, double d_se_m, double d_ew_m, double d_wf_m, py::handle sign_obj,
+                            py::handle offset_obj, py::handle base_obj, py::handle flange_obj, py::handle lo_obj,
+                            py::handle hi_obj)
+    {
+        pik_srs_model m = *pik_iiwa14_model();
+        JointArg sg = joint_arg(sign_obj, 7, "sign");
+        JointArg off = joint_arg(offset_obj, 7, "offset_rad");
+        JointArg lo = joint_arg(lo_obj, 7, "lower");
+        JointArg hi = joint_arg(hi_obj, 7, "upper");
+        if (!sg.data || !off.data || !lo.data || !hi.data) {
+            throw py::value_error("sign, offset_rad, lower, upper: expected 7 values each");
+        }
+        m.name = "custom";
+        m.d_bs_m = d_bs_m;
+        m.d_se_m = d_se_m;
+        m.d_ew_m = d_ew_m;
+        m.d_wf_m = d_wf_m;
+        for (int j = 0; j < 7; ++j) {
+            m.sign[j] = sg.data[j];
+            m.offset_rad[j] = off.data[j];
+            m.lower_rad[j] = lo.data[j];
+            m.upper_rad[j] = hi.data[j];
+        }
+        double Tb[16], Tf[16];
+        tool_arg(base_obj, Tb, "T_base");
+        tool_arg(flange_obj, Tf, "T_flange");
+        for (int k = 0; k < 16; ++k) {  // None: the identity (this model's convention)
+            m.T_base[k] = base_obj.is_none() ? ((k % 5) == 0 ? 1.0 : 0.0) : Tb[k];
+            m.T_flange[k] = flange_obj.is_none() ? ((k % 5) == 0 ? 1.0 : 0.0) : Tf[k];
+        }
+        std::fill(m.T_tool, m.T_tool + 16, 0.0);
+        m.chain = nullptr;
+        if (pik_srs_model_check(&m) != PIK_OK) {
+            throw py::value_error("model: d_se_m and d_ew_m must be > 0, lengths finite, signs +1 or -1, offsets and "
+                                  "limits finite with lower <= upper, T_base and T_flange rigid");
+        }
+        return Arm7(&m);
+    }
 
     py::dict geometry() const
     {
@@ -1357,6 +1453,7 @@ PYBIND11_MODULE(_core, m)
     flags["SING_ELBOW"] = PIK_FLAG_SING_ELBOW;
     flags["SING_WRIST"] = PIK_FLAG_SING_WRIST;
     flags["IN_LIMITS"] = PIK_FLAG_IN_LIMITS;
+    flags["POLISHED"] = PIK_FLAG_POLISHED;
     m.attr("FLAGS") = flags;  // a dict: the S-R-S flags are added below
     py::dict status;     // code -> message (pik_status_str)
     py::dict status_of;  // name -> code, so Python compares names, not numbers
@@ -1499,7 +1596,8 @@ PYBIND11_MODULE(_core, m)
         .def_static("piper_l", &Arm6::piper_l)
         .def_static("from_params", &Arm6::from_params, py::arg("d1_m"), py::arg("a2_m"), py::arg("a3_m"),
                     py::arg("d4_m"), py::arg("d6_m"), py::arg("theta_offset_rad"), py::arg("lower"), py::arg("upper"),
-                    py::arg("a1_m") = 0.0, py::arg("b_m") = 0.0, py::arg("reversed_joints") = 0u)
+                    py::arg("a1_m") = 0.0, py::arg("b_m") = 0.0, py::arg("reversed_joints") = 0u,
+                    py::arg("T_base") = py::none(), py::arg("T_flange") = py::none())
         .def_property_readonly("geometry", &Arm6::geometry)
         .def("fk", &Arm6::fk, py::arg("q"))
         .def("wrist_center", &Arm6::wrist_center, py::arg("q"))
@@ -1529,6 +1627,9 @@ PYBIND11_MODULE(_core, m)
     py::class_<Arm7> arm7(m, "Arm7");
     Arm7::bind_common(arm7);
     arm7.def_static("iiwa14", &Arm7::iiwa14)
+        .def_static("from_params", &Arm7::from_params, py::arg("d_bs_m"), py::arg("d_se_m"), py::arg("d_ew_m"),
+                    py::arg("d_wf_m"), py::arg("sign"), py::arg("offset_rad"), py::arg("T_base"), py::arg("T_flange"),
+                    py::arg("lower"), py::arg("upper"))
         .def_static("nero", &Arm7::nero)
         .def_property_readonly("geometry", &Arm7::geometry)
         .def("fk", &Arm7::fk, py::arg("q"))

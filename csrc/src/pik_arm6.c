@@ -16,6 +16,8 @@
  *   along the arm's plane, b its constant lateral distance.
  * R03 (hence the wrist) does not depend on a1 and b: they are translations between axes 1 and 2.
  */
+#include <string.h>
+
 #include "pik_math.h"
 #include "pik_tool.h"
 
@@ -149,7 +151,17 @@ int pik_arm6_model_check(const pik_arm6_model *m)
             return PIK_ERR_BAD_MODEL;
         }
     }
+    if (pik_tool_check(m->T_base) != PIK_OK || pik_tool_check(m->T_flange) != PIK_OK ||
+        (m->chain != 0 && (pik_chain_check(m->chain) != PIK_OK || m->chain->n_joints != 6))) {
+        return PIK_ERR_BAD_MODEL;
+    }
     return pik_tool_check(m->T_tool);
+}
+
+/* A model with its robot description's frames or chain (piperik.from_urdf); the PiPER has neither. */
+static ARM6_ALWAYS_INLINE int described(const pik_arm6_model *m)
+{
+    return m->chain != 0 || pik_tool_present(m->T_base) || pik_tool_present(m->T_flange);
 }
 
 int pik_arm6_fk(const pik_arm6_model *m, const pik_real q_rad[6], pik_real T_out[16])
@@ -163,15 +175,25 @@ int pik_arm6_fk(const pik_arm6_model *m, const pik_real q_rad[6], pik_real T_out
     if (!pik_finite_n(q_rad, 6)) {
         return PIK_ERR_NONFINITE;
     }
-    joint_sincos(m, q_rad, &j);
-    compose(m, &j, R, p);
-    for (r = 0; r < 3; ++r) {
-        T_out[4 * r + 0] = R[3 * r + 0];
-        T_out[4 * r + 1] = R[3 * r + 1];
-        T_out[4 * r + 2] = R[3 * r + 2];
-        T_out[4 * r + 3] = p[r];
+    if (m->chain != 0) {
+        pik_chain_fk(m->chain, q_rad, T_out); /* the description's own kinematics */
+    } else {
+        joint_sincos(m, q_rad, &j);
+        compose(m, &j, R, p);
+        for (r = 0; r < 3; ++r) {
+            T_out[4 * r + 0] = R[3 * r + 0];
+            T_out[4 * r + 1] = R[3 * r + 1];
+            T_out[4 * r + 2] = R[3 * r + 2];
+            T_out[4 * r + 3] = p[r];
+        }
+        T_out[12] = 0.0; T_out[13] = 0.0; T_out[14] = 0.0; T_out[15] = 1.0;
+        if (pik_tool_present(m->T_flange)) {
+            pik_tool_apply(m->T_flange, T_out);
+        }
+        if (pik_tool_present(m->T_base)) {
+            pik_frame_rebase(m->T_base, T_out);
+        }
     }
-    T_out[12] = 0.0; T_out[13] = 0.0; T_out[14] = 0.0; T_out[15] = 1.0;
     if (pik_tool_present(m->T_tool)) {
         pik_tool_apply(m->T_tool, T_out);
     }
@@ -356,6 +378,7 @@ static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T
     out->count = 0;
     out->dof = 6;
     out->rejected = 0;
+    out->unpolished = 0;
     if (m == 0 || T == 0) {
         return PIK_ERR_NULL;
     }
@@ -684,9 +707,91 @@ static ARM6_NOINLINE int ik_plain(const pik_arm6_model *m, const pik_real T[16],
 }
 #endif
 
+/* Two solutions equal up to rounding (polishing can bring two closed-form candidates to one). */
+static int same_solution(const pik_real a[6], const pik_real b[6])
+{
+    int i;
+    for (i = 0; i < 6; ++i) {
+        if (!(pik_fabs(pik_wrap_pi(a[i] - b[i])) <= PIK_TOL(1e-9, 1e-4))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* An arm with its description's frames or chain: the DH model (without them) solves the pose
+ * carried into its own frames, inv(T_base) T inv(T_tool) inv(T_flange); with a chain each solution
+ * is then Newton-polished onto the chain's FK of the flange pose T inv(T_tool), its in-limit flag
+ * taken again, and a solution that does not converge is dropped and counted. */
+static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
+                                      unsigned options, pik_solution_set *out)
+{
+    pik_arm6_model dh = *m;
+    pik_real R[9], p[3], T_flange_pose[16], T_dh[16];
+    int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0, status, k, i, n = 0, any_polished = 0;
+    status = pik_pose_check(T, R, p, 0);
+    if (status != PIK_OK) {
+        out->count = 0;
+        out->dof = 6;
+        out->rejected = 0;
+        out->unpolished = 0;
+        return status;
+    }
+    if (pik_tool_present(m->T_tool)) {
+        pik_tool_strip(m->T_tool, R, p);
+    }
+    pik_frame_pack(R, p, T_flange_pose);
+    if (pik_tool_present(m->T_base)) {
+        pik_frame_unbase(m->T_base, R, p);
+    }
+    if (pik_tool_present(m->T_flange)) {
+        pik_tool_strip(m->T_flange, R, p);
+    }
+    pik_frame_pack(R, p, T_dh);
+    memset(dh.T_tool, 0, sizeof dh.T_tool);
+    memset(dh.T_base, 0, sizeof dh.T_base);
+    memset(dh.T_flange, 0, sizeof dh.T_flange);
+    dh.chain = 0;
+    /* with a chain the limits are checked after the polish, which moves each joint a little */
+    status = pik_arm6_ik_ex(&dh, T_dh, seed_q_rad, m->chain != 0 ? 0u : options, out);
+    if (m->chain == 0 || status != PIK_OK) {
+        return status;
+    }
+    for (k = 0; k < out->count; ++k) {
+        pik_solution s = out->sol[k];
+        int in = 1, admit = 1, dup = 0;
+        if (pik_chain_polish(m->chain, T_flange_pose, s.q_rad, &s.pos_err_m, &s.rot_err_rad) != PIK_OK) {
+            ++out->unpolished;
+            continue;
+        }
+        for (i = 0; i < 6; ++i) {
+            s.q_rad[i] = pik_wrap_pi(s.q_rad[i]);
+            in &= pik_within(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+            admit &= admissible(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+        }
+        for (i = 0; i < n; ++i) {
+            dup |= same_solution(out->sol[i].q_rad, s.q_rad);
+        }
+        any_polished = 1;
+        if (dup || (only_in_limits && !admit)) {
+            continue;
+        }
+        s.flags = (s.flags & ~PIK_FLAG_IN_LIMITS) | PIK_FLAG_POLISHED | (in ? PIK_FLAG_IN_LIMITS : 0u);
+        out->sol[n++] = s;
+    }
+    out->count = n;
+    if (n > 0) {
+        return PIK_OK;
+    }
+    return only_in_limits && any_polished ? PIK_NONE_IN_LIMITS : PIK_UNREACHABLE;
+}
+
 int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad, unsigned options,
                    pik_solution_set *out)
 {
+    if (m != 0 && out != 0 && T != 0 && described(m)) {
+        return ik_described(m, T, seed_q_rad, options, out);
+    }
 #if PIK_ARM6_SPECIALISED
     if (m == 0 || (m->a1_m == 0 && m->b_m == 0 && m->reversed_joints == 0)) {
         return ik_plain(m, T, seed_q_rad, options, out);
@@ -697,6 +802,7 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
             out->count = 0;
             out->dof = 6;
             out->rejected = 0;
+            out->unpolished = 0;
         }
         return PIK_ERR_NULL;
     }

@@ -114,6 +114,9 @@ int pik_srs_model_check(const pik_srs_model *m)
         pik_pose_check(m->T_flange, R, p, &err) != PIK_OK || err > SRS_MODEL_ORTHO_TOL) {
         return PIK_ERR_BAD_MODEL;
     }
+    if (m->chain != 0 && (pik_chain_check(m->chain) != PIK_OK || m->chain->n_joints != 7)) {
+        return PIK_ERR_BAD_MODEL;
+    }
     return pik_tool_check(m->T_tool);
 }
 
@@ -158,6 +161,13 @@ int pik_srs_fk(const pik_srs_model *m, const pik_real q_rad[7], pik_real T_out[1
     }
     if (!pik_finite_n(q_rad, 7)) {
         return PIK_ERR_NONFINITE;
+    }
+    if (m->chain != 0) { /* the description's own kinematics */
+        pik_chain_fk(m->chain, q_rad, T_out);
+        if (pik_tool_present(m->T_tool)) {
+            pik_tool_apply(m->T_tool, T_out);
+        }
+        return PIK_OK;
     }
     joint_sincos7(m, q_rad, s, c);
     canonical_fk(m, s, c, R, p, 0);
@@ -476,6 +486,7 @@ static int solve_at_psi(const pik_srs_model *m, const srs_pose *P, pik_real psi,
     out->count = 0;
     out->dof = 7;
     out->rejected = 0;
+    out->unpolished = 0;
     pik_sincos_r(psi, &spsi, &cpsi);
     for (g = 0; g < P->n_gc4; ++g) {
         unsigned gmask = g ? 0xCCu : 0x33u; /* branches with bit 1 (GC4 negative) set or clear */
@@ -522,6 +533,83 @@ int pik_srs_solve_branch(const pik_srs_model *m, const srs_pose *P, pik_real psi
     return 1;
 }
 
+/* ---------------------------------------------------------------- near-S-R-S arms (pik_chain.h) */
+
+typedef struct srs_psi_pin {
+    const pik_srs_model *m;
+    pik_real psi;
+} srs_psi_pin;
+
+static int psi_residual(const void *ctx, const pik_real *q, pik_real *g)
+{
+    const srs_psi_pin *pin = (const srs_psi_pin *)ctx;
+    pik_real psi;
+    int st = pik_srs_arm_angle(pin->m, q, &psi);
+    *g = pik_wrap_pi(psi - pin->psi);
+    return st;
+}
+
+int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], pik_real *pos_err, pik_real *rot_err)
+{
+    srs_psi_pin pin;
+    pik_real R[9], p[3], Tf[16], q_try[7];
+    int st, i;
+    st = pik_pose_check(T, R, p, 0);
+    if (st != PIK_OK) {
+        return st;
+    }
+    if (pik_tool_present(m->T_tool)) {
+        pik_tool_strip(m->T_tool, R, p); /* the chain's tip is the flange */
+    }
+    pik_frame_pack(R, p, Tf);
+    pin.m = m;
+    st = pik_srs_arm_angle(m, q, &pin.psi);
+    memcpy(q_try, q, sizeof q_try);
+    /* At the class model's arm angle, so the generating configuration comes back at its own psi;
+     * where that angle is not smooth (the reference singularity), the least-norm step instead. */
+    if (st != PIK_OK || pik_chain_polish_constrained(m->chain, Tf, q_try, psi_residual, &pin, pos_err, rot_err) != PIK_OK) {
+        memcpy(q_try, q, sizeof q_try);
+        st = pik_chain_polish(m->chain, Tf, q_try, pos_err, rot_err);
+        if (st != PIK_OK) {
+            return st;
+        }
+    }
+    for (i = 0; i < 7; ++i) {
+        q[i] = pik_wrap_pi(q_try[i]);
+    }
+    return PIK_OK;
+}
+
+/* Polishes every solution of a set (dropping, and counting, those that do not converge). */
+static int polish_set(const pik_srs_model *m, const pik_real T[16], pik_solution_set *out)
+{
+    int k, i, j, n = 0;
+    for (k = 0; k < out->count; ++k) {
+        pik_solution s = out->sol[k];
+        int in = 1, dup = 0;
+        if (pik_srs_polish(m, T, s.q_rad, &s.pos_err_m, &s.rot_err_rad) != PIK_OK) {
+            ++out->unpolished;
+            continue;
+        }
+        for (i = 0; i < 7; ++i) {
+            in &= pik_within(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+        }
+        for (j = 0; j < n && !dup; ++j) {
+            dup = 1;
+            for (i = 0; i < 7; ++i) {
+                dup &= pik_fabs(pik_wrap_pi(out->sol[j].q_rad[i] - s.q_rad[i])) <= PIK_TOL(1e-9, 1e-4);
+            }
+        }
+        if (dup) {
+            continue;
+        }
+        s.flags = (s.flags & ~PIK_FLAG_IN_LIMITS) | PIK_FLAG_POLISHED | (in ? PIK_FLAG_IN_LIMITS : 0u);
+        out->sol[n++] = s;
+    }
+    out->count = n;
+    return n > 0 ? PIK_OK : PIK_UNREACHABLE;
+}
+
 int pik_srs_ik(const pik_srs_model *m, const pik_real T[16], pik_real psi_rad, const pik_real *seed_q_rad,
                unsigned branch_mask, pik_solution_set *out)
 {
@@ -533,6 +621,7 @@ int pik_srs_ik(const pik_srs_model *m, const pik_real T[16], pik_real psi_rad, c
     out->count = 0;
     out->dof = 7;
     out->rejected = 0;
+    out->unpolished = 0;
     if (m == 0 || T == 0) {
         return PIK_ERR_NULL;
     }
@@ -543,7 +632,8 @@ int pik_srs_ik(const pik_srs_model *m, const pik_real T[16], pik_real psi_rad, c
     if (st != PIK_OK) {
         return st;
     }
-    return solve_at_psi(m, &P, psi_rad, seed_q_rad, branch_mask & 0xFFu, out);
+    st = solve_at_psi(m, &P, psi_rad, seed_q_rad, branch_mask & 0xFFu, out);
+    return st == PIK_OK && m->chain != 0 ? polish_set(m, T, out) : st;
 }
 
 int pik_srs_arm_angle(const pik_srs_model *m, const pik_real q_rad[7], pik_real *psi_rad_out)

@@ -106,6 +106,7 @@ typedef struct srs_best {
 typedef struct srs_search {
     const pik_srs_model *m;
     const srs_pose *P;
+    const pik_real *T;           /* the caller's pose (near-S-R-S arms polish the winner onto it) */
     pik_scorer sc;
     const pik_real *seed_theta;  /* q_current's t, NULL without q_current */
     unsigned allowed;            /* branch mask the caller permits */
@@ -1592,6 +1593,22 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
     return accept;
 }
 
+/* A near-S-R-S arm's winner, polished onto its chain at its arm angle (pik_srs_polish). */
+static int polish_final(const srs_search *S, pik_solution *sol)
+{
+    if (pik_srs_polish(S->m, S->T, sol->q_rad, &sol->pos_err_m, &sol->rot_err_rad) != PIK_OK) {
+        return 0;
+    }
+    sol->flags |= PIK_FLAG_POLISHED;
+    return 1;
+}
+
+/* The final solve of the winner: branch b at psi, self-checked (and polished on a near-class arm). */
+static int solve_final(const srs_search *S, pik_real psi, int b, pik_solution *sol)
+{
+    return pik_srs_solve_branch(S->m, S->P, psi, S->seed_theta, b, sol) && (S->m->chain == 0 || polish_final(S, sol));
+}
+
 /* Solves the chosen arm angle exactly, with the self-check, scores it with the kernel and fills sel
  * (its own frame, not under the searches': pik_srs_select's stack is their deepest chain). The polish
  * may end a hair outside a limit's tolerance where the search's linear form and the exact solution
@@ -1603,12 +1620,12 @@ SRS_NOINLINE static int finish(srs_search *S, srs_best best, srs_best unpolished
     pik_solution sol;
     pik_real q_sel[7];
     pik_score_out r;
-    int verdict = pik_srs_solve_branch(S->m, S->P, best.psi, S->seed_theta, best.branch, &sol)
+    int verdict = solve_final(S, best.psi, best.branch, &sol)
                       ? pik_score(&S->sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
                       : PIK_SCORE_OUTSIDE;
     if (verdict != PIK_SCORE_OK && unpolished.found) {
         best = unpolished;
-        verdict = pik_srs_solve_branch(S->m, S->P, best.psi, S->seed_theta, best.branch, &sol)
+        verdict = solve_final(S, best.psi, best.branch, &sol)
                       ? pik_score(&S->sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
                       : PIK_SCORE_OUTSIDE;
     }
@@ -1622,7 +1639,7 @@ SRS_NOINLINE static int finish(srs_search *S, srs_best best, srs_best unpolished
         for (k = 0; k < 8 && verdict == PIK_SCORE_OUTSIDE; ++k, step *= 4) {
             for (side = -1; side <= 1 && verdict == PIK_SCORE_OUTSIDE; side += 2) {
                 best.psi = psi0 + (pik_real)side * step;
-                verdict = pik_srs_solve_branch(S->m, S->P, best.psi, S->seed_theta, best.branch, &sol)
+                verdict = solve_final(S, best.psi, best.branch, &sol)
                               ? pik_score(&S->sc, sol.q_rad, sol.singularity, best.branch, q_sel, &r)
                               : PIK_SCORE_OUTSIDE;
             }
@@ -1671,6 +1688,7 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     }
     S.m = m;
     S.P = &P;
+    S.T = T;
     pik_scorer_init(&S.sc, 7, m->lower_rad, m->upper_rad,
                     policy == PIK_PSI_NEAREST || policy == PIK_PSI_GIVEN ? q_current_rad : 0,
                     q_current_rad ? pik_srs_singularity_of(m, q_current_rad) : PIK_R(-1.0), o);

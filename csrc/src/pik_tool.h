@@ -77,4 +77,50 @@ static inline void pik_tool_apply(const pik_real T_tool[16], pik_real T[16])
     }
 }
 
+/* A pose in the frame of a fixed base transform, in place: R <- Rb^T R, p <- Rb^T (p - pb)
+ * (inv(T_base) T). */
+static inline void pik_frame_unbase(const pik_real T_base[16], pik_real R[9], pik_real p[3])
+{
+    pik_real out[9], t[3];
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        for (c = 0; c < 3; ++c) {
+            out[3 * r + c] = T_base[r] * R[c] + T_base[4 + r] * R[3 + c] + T_base[8 + r] * R[6 + c];
+        }
+        t[r] = p[r] - T_base[4 * r + 3];
+    }
+    for (r = 0; r < 3; ++r) {
+        p[r] = T_base[r] * t[0] + T_base[4 + r] * t[1] + T_base[8 + r] * t[2];
+    }
+    for (r = 0; r < 9; ++r) {
+        R[r] = out[r];
+    }
+}
+
+/* T <- T_base T for rigid row-major 4x4 transforms, in place. */
+static inline void pik_frame_rebase(const pik_real T_base[16], pik_real T[16])
+{
+    pik_real out[12];
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        for (c = 0; c < 4; ++c) {
+            out[4 * r + c] = T_base[4 * r] * T[c] + T_base[4 * r + 1] * T[4 + c] + T_base[4 * r + 2] * T[8 + c] +
+                             (c == 3 ? T_base[4 * r + 3] : 0);
+        }
+    }
+    for (r = 0; r < 12; ++r) {
+        T[r] = out[r];
+    }
+}
+
+/* Row-major 4x4 of a rotation and translation. */
+static inline void pik_frame_pack(const pik_real R[9], const pik_real p[3], pik_real T[16])
+{
+    int r;
+    for (r = 0; r < 3; ++r) {
+        T[4 * r] = R[3 * r]; T[4 * r + 1] = R[3 * r + 1]; T[4 * r + 2] = R[3 * r + 2]; T[4 * r + 3] = p[r];
+    }
+    T[12] = 0; T[13] = 0; T[14] = 0; T[15] = 1;
+}
+
 #endif /* PIK_TOOL_H */

@@ -38,6 +38,7 @@
 #ifndef PIK_ARM6_H
 #define PIK_ARM6_H
 
+#include "pik_chain.h"
 #include "pik_types.h"
 
 #ifdef __cplusplus
@@ -62,6 +63,14 @@ typedef struct pik_arm6_model {
     pik_real b_m;                 /* lateral offset along axis 2 (MDH d2 + d3; OPW b) */
     uint32_t reversed_joints;     /* bit i set: joint i+1 turns against its DH axis, s_i = -1
                                      (theta_i = theta_offset_i - q_i); only bits 0-5 may be set */
+    /* A robot description's own frames (piperik.from_urdf), appended likewise; all zeros: none. */
+    pik_real T_base[16];          /* row-major: the user's base frame -> the DH base frame */
+    pik_real T_flange[16];        /* row-major: DH frame 6 (+ d6) -> the description's flange frame */
+    const struct pik_chain *chain; /* NULL: the DH model is the arm. Otherwise the arm's exact
+                                     kinematics (pik_chain.h), of which the model is the nearest
+                                     class member: fk is the chain's, and every IK solution is
+                                     Newton-polished onto it (PIK_FLAG_POLISHED) or dropped
+                                     (counted in pik_solution_set.unpolished). */
 } pik_arm6_model;
 
 /* The AgileX PiPER, piper_sdk modified DH. legacy_zero = 0: firmware >= S-V1.6-3

@@ -20,6 +20,7 @@
 #ifndef PIK_SRS_H
 #define PIK_SRS_H
 
+#include "pik_chain.h"
 #include "pik_types.h"
 
 #ifdef __cplusplus
@@ -40,6 +41,10 @@ typedef struct pik_srs_model {
     pik_real upper_rad[7];
     pik_real T_tool[16];      /* row-major flange -> tool centre point (TCP); all zeros: none. With a
                                  tool, fk returns the TCP pose and every IK entry point takes TCP poses. */
+    const struct pik_chain *chain; /* NULL: the canonical model is the arm. Otherwise the arm's exact
+                                 kinematics (pik_chain.h), of which the model is the nearest S-R-S
+                                 arm: fk is the chain's; ik, select and paths Newton-polish their
+                                 solutions onto it at the model's arm angle (PIK_FLAG_POLISHED). */
 } pik_srs_model;
 
 /* The KUKA LBR iiwa 14 R820 (Drake's URDF; flange iiwa_link_ee_kuka). */

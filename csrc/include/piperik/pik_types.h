@@ -29,6 +29,7 @@ extern "C" {
 #define PIK_FLAG_IN_LIMITS       (1u << 6) /* every joint within [lower, upper] */
 #define PIK_FLAG_SING_REFERENCE  (1u << 7) /* S-R-S: wrist centre on the base axis, the reference plane is
                                               conventional */
+#define PIK_FLAG_POLISHED        (1u << 8) /* Newton-polished onto the arm's own chain (pik_chain.h) */
 #define PIK_SING_MASK            (PIK_FLAG_SING_SHOULDER | PIK_FLAG_SING_ELBOW | PIK_FLAG_SING_WRIST)
 
 /* One exact IK solution. */
@@ -47,6 +48,8 @@ typedef struct pik_solution_set {
     int dof;                   /* joints per solution */
     int rejected;              /* candidates dropped by the FK self-check (0 unless something is wrong) */
     pik_solution sol[PIK_MAX_SOLUTIONS];
+    int unpolished;            /* near-class arms (pik_chain.h): closed-form solutions whose polish
+                                  did not converge, dropped; 0 otherwise */
 } pik_solution_set;
 
 /*
