@@ -21,11 +21,13 @@ from .poses import (
     q_from_mdeg,
     q_to_mdeg,
 )
-from .robots import (Arm6, BatchResult, Iiwa14, Nero, PathReport, Piper, SelectOptions, Selection, Solution,
+from .urdf import from_urdf
+from .robots import (Arm6, Arm7, BatchResult, Iiwa14, Nero, PathReport, Piper, SelectOptions, Selection, Solution,
                      tool_matrix)
 
 __all__ = [
     "Arm6",
+    "Arm7",
     "BatchResult",
     "Iiwa14",
     "Nero",
@@ -36,6 +38,7 @@ __all__ = [
     "Selection",
     "Solution",
     "__version__",
+    "from_urdf",
     "get_include",
     "pose_from_piper_units",
     "pose_from_xyz_rpy",

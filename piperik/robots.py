@@ -203,14 +203,14 @@ def tool_matrix(tool) -> Optional[np.ndarray]:
     return None if T is None else _core.Arm6.piper(False).with_tool(T).tool
 
 
-def _six(values, name: str, unit: str, limit: float) -> np.ndarray:
-    """Six finite numbers with |v| <= limit, else ValueError naming ``name`` and the rule."""
+def _six(values, name: str, unit: str, limit: float, n: int = 6) -> np.ndarray:
+    """n (6) finite numbers with |v| <= limit, else ValueError naming ``name`` and the rule."""
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected 6 numbers [{unit}], got {values!r}") from None
-    if arr.shape != (6,):
-        raise ValueError(f"{name}: expected 6 numbers [{unit}], got shape {arr.shape}")
+        raise ValueError(f"{name}: expected {n} numbers [{unit}], got {values!r}") from None
+    if arr.shape != (n,):
+        raise ValueError(f"{name}: expected {n} numbers [{unit}], got shape {arr.shape}")
     if not np.all(np.isfinite(arr)) or np.any(np.abs(arr) > limit):
         raise ValueError(f"{name}: every entry must be finite with |{name}| <= {limit:g} {unit}, got {arr.tolist()}")
     return arr
@@ -230,13 +230,27 @@ def _signs_mask(signs) -> int:
 
 
 def _limits(lower, upper, default_lower, default_upper) -> Tuple[np.ndarray, np.ndarray]:
-    lo = np.array(default_lower if lower is None else _six(lower, "lower", "rad", 1e3), dtype=float)
-    hi = np.array(default_upper if upper is None else _six(upper, "upper", "rad", 1e3), dtype=float)
+    n = len(default_lower)
+    lo = np.array(default_lower if lower is None else _six(lower, "lower", "rad", 1e3, n), dtype=float)
+    hi = np.array(default_upper if upper is None else _six(upper, "upper", "rad", 1e3, n), dtype=float)
     bad = np.nonzero(lo > hi)[0]
     if bad.size:
         j = int(bad[0])
         raise ValueError(f"lower, upper: joint {j + 1} has lower = {float(lo[j])!r} > upper = {float(hi[j])!r}")
     return lo, hi
+
+
+def _frame(T, name: str) -> Optional[np.ndarray]:
+    """A fixed frame argument: None or a 4x4 rigid transform (checked by the C core)."""
+    if T is None:
+        return None
+    try:
+        arr = np.asarray(T, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a 4x4 rigid transform, got {T!r}") from None
+    if arr.shape != (4, 4):
+        raise ValueError(f"{name}: expected a 4x4 rigid transform, got shape {arr.shape}")
+    return arr
 
 
 def _wrap(angle: float) -> float:
@@ -278,6 +292,18 @@ class _Arm:
         #: (for other limits pass your own arrays to ``time_parameterize``)
         self.max_velocity: np.ndarray = _readonly(self.DEFAULT_MAX_VELOCITY)
         self.max_acceleration: np.ndarray = _readonly(self.DEFAULT_MAX_ACCELERATION)
+
+    #: :func:`piperik.from_urdf` arms: how the URDF relates to its class (a ClassFit), else None
+    class_fit = None
+    #: largest FK difference [m], [rad] of the class model from the arm's description (0: exact)
+    class_distance: Tuple[float, float] = (0.0, 0.0)
+
+    @property
+    def polished(self) -> bool:
+        """True for an arm only near its closed-form class (:func:`piperik.from_urdf`): every
+        solution is Newton-polished in the C core onto the description's own kinematics (flag
+        ``polished``), and one that does not converge is dropped."""
+        return bool(self._arm.polished)
 
     @property
     def tool(self) -> np.ndarray:
@@ -356,7 +382,8 @@ class Arm6(_Arm):
 
     @classmethod
     def from_opw(cls, *, a1: float, a2: float, b: float, c1: float, c2: float, c3: float, c4: float,
-                 offsets_rad=None, signs=None, lower=None, upper=None, tool=None) -> "Arm6":
+                 offsets_rad=None, signs=None, lower=None, upper=None, tool=None, T_base=None,
+                 T_flange=None) -> "Arm6":
         """An arm of the OPW class from its parameters [m, rad] (``opw_kinematics`` convention).
 
         Forward kinematics, with t_i = signs[i] * q_i - offsets_rad[i]::
@@ -368,7 +395,9 @@ class Arm6(_Arm):
         arm (> 0), ``c3``: forearm (axis 3 to the wrist centre), ``c4``: wrist centre to flange.
         ``offsets_rad`` (6, default zeros) and ``signs`` (6 values +1 / -1, default all +1) map the
         arm's joint angles q to the model's. ``lower`` / ``upper``: joint limits [rad] (default
-        +-pi: none). ``tool``: as in :class:`Piper`. Rules, each a ``ValueError`` naming the
+        +-pi: none). ``tool``: as in :class:`Piper`. ``T_base`` / ``T_flange`` (4x4, default
+        none): a description's own frames, poses = ``T_base @ T_opw(q) @ T_flange`` (what
+        :func:`piperik.from_urdf` fits). Rules, each a ``ValueError`` naming the
         argument: every number finite with |.| <= 1e6 m (offsets and limits <= 1e3 rad), ``c2 > 0``,
         ``a2`` and ``c3`` not both 0 (the wrist centre would lie on axis 3), ``c2 !=
         sqrt(a2^2 + c3^2)`` (the wrist centre could fold onto axis 2), ``lower <= upper``.
@@ -404,7 +433,8 @@ class Arm6(_Arm):
         # the model's modified DH (pik_arm6.h): theta = s q + theta_offset, t2 = theta2 + pi/2, t3 = theta3 - pi/2
         theta_offset = -offsets + np.array([0.0, -np.pi / 2, np.pi / 2, 0.0, 0.0, 0.0])
         arm = _core.Arm6.from_params(vals["c1"], vals["c2"], vals["a2"], vals["c3"], vals["c4"], theta_offset, lo, hi,
-                                     a1_m=vals["a1"], b_m=vals["b"], reversed_joints=reversed_joints)
+                                     a1_m=vals["a1"], b_m=vals["b"], reversed_joints=reversed_joints,
+                                     T_base=_frame(T_base, "T_base"), T_flange=_frame(T_flange, "T_flange"))
         sig = [-1 if reversed_joints >> i & 1 else 1 for i in range(6)]
         desc = (f"{cls.__name__}.from_opw(a1={vals['a1']!r}, a2={vals['a2']!r}, b={vals['b']!r}, c1={vals['c1']!r}, "
                 f"c2={vals['c2']!r}, c3={vals['c3']!r}, c4={vals['c4']!r}, offsets_rad={offsets.tolist()!r}, "
@@ -825,3 +855,117 @@ class Iiwa14(_SrsArm):
                                                2.356194490192345)
     DEFAULT_MAX_ACCELERATION: Tuple[float, ...] = (8.57, 8.57, 8.74, 11.36, 12.23, 15.72, 15.72)
     _factory = staticmethod(_core.Arm7.iiwa14)
+
+
+class Arm7(_SrsArm):
+    """Any 7-DOF S-R-S arm (spherical shoulder, elbow, spherical wrist) from its parameters: the
+    iiwa 7, other arms of the class, or a calibrated unit; the same solver, policies and paths as
+    :class:`Nero` and :class:`Iiwa14`.
+
+    Build one with :meth:`from_lengths` (the four link lengths, joint signs and offsets, fixed base
+    and flange frames), :meth:`from_dh` (a standard-DH table of the canonical shape) or
+    :func:`piperik.from_urdf` (a URDF). The canonical model (``csrc/include/piperik/pik_srs.h``):
+    standard DH ``A_i = Rz(t_i) Tz(d_i) Rx(alpha_i)`` with alpha = (-pi/2, pi/2, pi/2, -pi/2,
+    -pi/2, pi/2, 0), d = (d_bs, 0, d_se, 0, d_ew, 0, d_wf), a = 0, ``t_i = signs[i] q_i +
+    offsets_rad[i]``; poses are ``T_base @ A_1 ... A_7 @ T_flange`` (and the tool, if any).
+    """
+
+    ee_frame = "flange"
+    #: default timing limits [rad/s], [rad/s^2] (the PiPER firmware's, as for :class:`Arm6`)
+    DEFAULT_MAX_VELOCITY: Tuple[float, ...] = (3.0,) * 7
+    DEFAULT_MAX_ACCELERATION: Tuple[float, ...] = (5.0,) * 7
+    #: standard-DH twists of the canonical S-R-S model
+    DH_ALPHA_RAD: Tuple[float, ...] = (-np.pi / 2, np.pi / 2, np.pi / 2, -np.pi / 2, -np.pi / 2, np.pi / 2, 0.0)
+    _DEFAULT_LOWER: Tuple[float, ...] = (-np.pi,) * 7
+    _DEFAULT_UPPER: Tuple[float, ...] = (np.pi,) * 7
+
+    def __init__(self) -> None:
+        raise TypeError("Arm7: build one with Arm7.from_lengths(...), Arm7.from_dh(...) or piperik.from_urdf(...), "
+                        "or use piperik.Nero() / piperik.Iiwa14()")
+
+    @classmethod
+    def _from_core(cls, arm, tool, description: str) -> "Arm7":
+        out = cls.__new__(cls)
+        out._set_arm(arm, tool)
+        out.urdf_path = None
+        out._description = description
+        return out
+
+    def __repr__(self) -> str:
+        tool = f", tool={self.tool.tolist()}" if self._arm.has_tool else ""
+        return f"{self._description}{tool})"
+
+    @classmethod
+    def from_lengths(cls, *, d_bs_m: float, d_se_m: float, d_ew_m: float, d_wf_m: float, signs=None,
+                     offsets_rad=None, T_base=None, T_flange=None, lower=None, upper=None, tool=None) -> "Arm7":
+        """An S-R-S arm from its link lengths [m]: ``d_bs_m`` base to shoulder centre, ``d_se_m``
+        shoulder to elbow (> 0), ``d_ew_m`` elbow to wrist centre (> 0), ``d_wf_m`` wrist centre to
+        the flange along axis 7. ``signs`` (7 values +1 / -1, default +1) and ``offsets_rad`` (7,
+        default 0) map the arm's joints to the canonical angles; ``T_base`` / ``T_flange`` (4x4,
+        default identity) the fixed base and flange frames; ``lower`` / ``upper`` joint limits [rad]
+        (default +-pi); ``tool`` as for the other arms. Each rule broken is a ``ValueError`` naming
+        the argument.
+
+        Example, the KUKA LBR iiwa 7 R800 (0.34 / 0.40 / 0.40 / 0.126 m)::
+
+            arm = piperik.Arm7.from_lengths(d_bs_m=0.34, d_se_m=0.40, d_ew_m=0.40, d_wf_m=0.126)
+        """
+        vals = {}
+        for name, value in (("d_bs_m", d_bs_m), ("d_se_m", d_se_m), ("d_ew_m", d_ew_m), ("d_wf_m", d_wf_m)):
+            if isinstance(value, (str, bytes)) or np.ndim(value) != 0:
+                raise ValueError(f"{name}: expected a number [m], got {value!r}")
+            try:
+                v = float(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name}: expected a number [m], got {value!r}") from None
+            if not math.isfinite(v) or abs(v) > 1e6:
+                raise ValueError(f"{name} = {v!r}: must be finite with |{name}| <= 1e6 m")
+            vals[name] = v
+        for name in ("d_se_m", "d_ew_m"):
+            if not vals[name] > 0:
+                raise ValueError(f"{name} = {vals[name]!r}: must be > 0 (the elbow lies between shoulder and wrist)")
+        sign = np.ones(7) if signs is None else _six(signs, "signs", "", 1, 7)
+        if not np.all(np.abs(sign) == 1):
+            raise ValueError(f"signs: expected 7 values, each +1 or -1, got {sign.tolist()!r}")
+        offsets = np.zeros(7) if offsets_rad is None else _six(offsets_rad, "offsets_rad", "rad", 1e3, 7)
+        offsets = np.array([_wrap(o) for o in offsets])
+        lo, hi = _limits(lower, upper, cls._DEFAULT_LOWER, cls._DEFAULT_UPPER)
+        arm = _core.Arm7.from_params(vals["d_bs_m"], vals["d_se_m"], vals["d_ew_m"], vals["d_wf_m"], sign, offsets,
+                                     _frame(T_base, "T_base"), _frame(T_flange, "T_flange"), lo, hi)
+        desc = (f"Arm7.from_lengths(d_bs_m={vals['d_bs_m']!r}, d_se_m={vals['d_se_m']!r}, d_ew_m={vals['d_ew_m']!r}, "
+                f"d_wf_m={vals['d_wf_m']!r}, signs={sign.astype(int).tolist()!r}, offsets_rad={offsets.tolist()!r}")
+        return cls._from_core(arm, tool, desc)
+
+    @classmethod
+    def from_dh(cls, dh, *, signs=None, T_base=None, T_flange=None, lower=None, upper=None, tool=None) -> "Arm7":
+        """An S-R-S arm from its standard-DH table: 7 rows ``(d, a, alpha, theta_offset)`` [m, rad],
+        link transform ``Rz(s q + theta_offset) Tz(d) Tx(a) Rx(alpha)``, of the canonical shape:
+        alphas (-pi/2, pi/2, pi/2, -pi/2, -pi/2, pi/2, 0), every ``a`` zero, ``d`` zero in rows 2,
+        4 and 6 (``d`` of rows 1, 3, 5, 7: base-shoulder, shoulder-elbow, elbow-wrist, wrist-flange).
+        A table of another shape is refused with a ``ValueError`` naming the entry (for another
+        convention, give the URDF to :func:`piperik.from_urdf`). Other arguments as
+        :meth:`from_lengths`."""
+        try:
+            D = np.asarray(dh, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"dh: expected 7 rows (d, a, alpha, theta_offset) of numbers, got {dh!r}") from None
+        if D.shape != (7, 4):
+            raise ValueError(f"dh: expected 7 rows (d, a, alpha, theta_offset), got shape {D.shape}")
+        if not np.all(np.isfinite(D)):
+            raise ValueError("dh: every entry must be finite")
+        tol = 1e-9
+        for i in range(7):
+            d, a, alpha = (float(v) for v in D[i, :3])
+            if abs(alpha - cls.DH_ALPHA_RAD[i]) > tol:
+                raise ValueError(f"dh[{i}].alpha = {alpha!r}: the canonical S-R-S table needs {cls.DH_ALPHA_RAD[i]!r} "
+                                 "(alphas -pi/2, pi/2, pi/2, -pi/2, -pi/2, pi/2, 0; for another convention use "
+                                 "piperik.from_urdf)")
+            if abs(a) > tol:
+                raise ValueError(f"dh[{i}].a = {a!r}: an S-R-S arm has no link offsets (every a is 0)")
+            if i in (1, 3, 5) and abs(d) > tol:
+                raise ValueError(f"dh[{i}].d = {d!r}: must be 0 (the shoulder / elbow / wrist axes meet)")
+        out = cls.from_lengths(d_bs_m=D[0, 0], d_se_m=D[2, 0], d_ew_m=D[4, 0], d_wf_m=D[6, 0], signs=signs,
+                               offsets_rad=D[:, 3], T_base=T_base, T_flange=T_flange, lower=lower, upper=upper,
+                               tool=tool)
+        out._description = f"Arm7.from_dh({D.tolist()!r}"
+        return out
