@@ -728,7 +728,8 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
 {
     pik_arm6_model dh = *m;
     pik_real R[9], p[3], T_flange_pose[16], T_dh[16];
-    int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0, status, k, i, n = 0, any_polished = 0;
+    pik_solution cand[PIK_MAX_SOLUTIONS]; /* candidates from the pulled pose */
+    int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0, status, k, i, n = 0, any_polished = 0, n_cand = 0;
     status = pik_pose_check(T, R, p, 0);
     if (status != PIK_OK) {
         out->count = 0;
@@ -754,11 +755,25 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
     dh.chain = 0;
     /* with a chain the limits are checked after the polish, which moves each joint a little */
     status = pik_arm6_ik_ex(&dh, T_dh, seed_q_rad, m->chain != 0 ? 0u : options, out);
-    if (m->chain == 0 || status != PIK_OK) {
+    if (m->chain == 0) {
         return status;
     }
-    for (k = 0; k < out->count; ++k) {
-        pik_solution s = out->sol[k];
+    if (status != PIK_OK && status != PIK_UNREACHABLE) {
+        return status;
+    }
+    if (out->count < PIK_MAX_SOLUTIONS) { /* near the workspace's edge: start also from the pulled pose */
+        const pik_real shoulder[3] = {0, 0, m->d1_m};
+        pik_real T_pulled[16];
+        pik_solution_set more;
+        pik_pose_pull(T_dh, shoulder, T_pulled);
+        if (pik_arm6_ik_ex(&dh, T_pulled, seed_q_rad, 0u, &more) == PIK_OK) {
+            for (k = 0; k < more.count && n_cand < PIK_MAX_SOLUTIONS; ++k) {
+                cand[n_cand++] = more.sol[k];
+            }
+        }
+    }
+    for (k = 0; k < out->count + n_cand; ++k) {
+        pik_solution s = k < out->count ? out->sol[k] : cand[k - out->count];
         int in = 1, admit = 1, dup = 0;
         if (pik_chain_polish(m->chain, T_flange_pose, s.q_rad, &s.pos_err_m, &s.rot_err_rad) != PIK_OK) {
             ++out->unpolished;
@@ -773,7 +788,7 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
             dup |= same_solution(out->sol[i].q_rad, s.q_rad);
         }
         any_polished = 1;
-        if (dup || (only_in_limits && !admit)) {
+        if (dup || (only_in_limits && !admit) || n == PIK_MAX_SOLUTIONS) {
             continue;
         }
         s.flags = (s.flags & ~PIK_FLAG_IN_LIMITS) | PIK_FLAG_POLISHED | (in ? PIK_FLAG_IN_LIMITS : 0u);

@@ -279,11 +279,28 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, pi
                 }
             }
         }
-        for (i = 0; i < n; ++i) {
-            q[i] += dq[i];
-        }
-        if (!pik_finite_n(q, n)) {
-            return PIK_UNREACHABLE;
+        {
+            /* Damped where a full step would grow the residual (near a singularity the closed
+             * form's start can sit outside Newton's basin): halve it up to four times. */
+            pik_real e_try[7], q_try[PIK_CHAIN_MAX_JOINTS], before = ep + er + pik_fabs(eg), scale = 1;
+            int half;
+            for (half = 0; half < 5; ++half, scale *= PIK_R(0.5)) {
+                pik_real g_try = 0;
+                for (i = 0; i < n; ++i) {
+                    q_try[i] = q[i] + scale * dq[i];
+                }
+                if (!pik_finite_n(q_try, n)) {
+                    return PIK_UNREACHABLE;
+                }
+                pik_chain_error(ch, q_try, R_t, p_t, e_try, 0);
+                if (g != 0 && g(ctx, q_try, &g_try) != PIK_OK) {
+                    continue;
+                }
+                if (norm3(e_try) + norm3(e_try + 3) + pik_fabs(g_try) < before) {
+                    break;
+                }
+            }
+            memcpy(q, q_try, sizeof(pik_real) * (size_t)n);
         }
     }
     travel = 0;

@@ -549,7 +549,8 @@ static int psi_residual(const void *ctx, const pik_real *q, pik_real *g)
     return st;
 }
 
-int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], pik_real *pos_err, pik_real *rot_err)
+int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], int pin_psi, pik_real *pos_err,
+                   pik_real *rot_err)
 {
     srs_psi_pin pin;
     pik_real R[9], p[3], Tf[16], q_try[7];
@@ -567,7 +568,8 @@ int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], 
     memcpy(q_try, q, sizeof q_try);
     /* At the class model's arm angle, so the generating configuration comes back at its own psi;
      * where that angle is not smooth (the reference singularity), the least-norm step instead. */
-    if (st != PIK_OK || pik_chain_polish_constrained(m->chain, Tf, q_try, psi_residual, &pin, pos_err, rot_err) != PIK_OK) {
+    if (!pin_psi || st != PIK_OK ||
+        pik_chain_polish_constrained(m->chain, Tf, q_try, psi_residual, &pin, pos_err, rot_err) != PIK_OK) {
         memcpy(q_try, q, sizeof q_try);
         st = pik_chain_polish(m->chain, Tf, q_try, pos_err, rot_err);
         if (st != PIK_OK) {
@@ -587,7 +589,7 @@ static int polish_set(const pik_srs_model *m, const pik_real T[16], pik_solution
     for (k = 0; k < out->count; ++k) {
         pik_solution s = out->sol[k];
         int in = 1, dup = 0;
-        if (pik_srs_polish(m, T, s.q_rad, &s.pos_err_m, &s.rot_err_rad) != PIK_OK) {
+        if (pik_srs_polish(m, T, s.q_rad, 1, &s.pos_err_m, &s.rot_err_rad) != PIK_OK) {
             ++out->unpolished;
             continue;
         }
@@ -629,11 +631,38 @@ int pik_srs_ik(const pik_srs_model *m, const pik_real T[16], pik_real psi_rad, c
         return PIK_ERR_NONFINITE;
     }
     st = pik_srs_prepare_pose(m, T, &P);
-    if (st != PIK_OK) {
+    if (st != PIK_OK && (m->chain == 0 || st != PIK_UNREACHABLE)) {
         return st;
     }
-    st = solve_at_psi(m, &P, psi_rad, seed_q_rad, branch_mask & 0xFFu, out);
-    return st == PIK_OK && m->chain != 0 ? polish_set(m, T, out) : st;
+    if (st == PIK_OK) {
+        st = solve_at_psi(m, &P, psi_rad, seed_q_rad, branch_mask & 0xFFu, out);
+    }
+    if (m->chain == 0) {
+        return st;
+    }
+    if (out->count < (branch_mask == 0xFFu ? PIK_MAX_SOLUTIONS : 1)) {
+        /* near the workspace's edge: start also from the pulled pose (pik_tool.h) */
+        pik_solution_set more;
+        pik_real T_pulled[16], shoulder[3];
+        int k;
+        pik_srs_shoulder_point(m, shoulder);
+        pik_pose_pull(T, shoulder, T_pulled);
+        if (pik_srs_prepare_pose(m, T_pulled, &P) == PIK_OK &&
+            solve_at_psi(m, &P, psi_rad, seed_q_rad, branch_mask & 0xFFu, &more) == PIK_OK) {
+            for (k = 0; k < more.count && out->count < PIK_MAX_SOLUTIONS; ++k) {
+                out->sol[out->count++] = more.sol[k];
+            }
+        }
+    }
+    return polish_set(m, T, out);
+}
+
+void pik_srs_shoulder_point(const pik_srs_model *m, pik_real s[3])
+{
+    int r;
+    for (r = 0; r < 3; ++r) {
+        s[r] = m->T_base[4 * r + 2] * m->d_bs_m + m->T_base[4 * r + 3];
+    }
 }
 
 int pik_srs_arm_angle(const pik_srs_model *m, const pik_real q_rad[7], pik_real *psi_rad_out)

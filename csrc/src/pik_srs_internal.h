@@ -227,10 +227,15 @@ int pik_srs_solve_branch(const pik_srs_model *m, const srs_pose *P, pik_real psi
                          pik_solution *sol);
 
 /* pik_srs_select restricted to the branches in `allowed` (bit b = branch value b; 0xFF: all). */
-/* Near-S-R-S arms (model->chain set): q, a class-model solution for the (TCP) pose T, Newton-polished
- * in place onto the chain at the class model's arm angle of q (least-norm where that fails).
- * PIK_OK, or PIK_UNREACHABLE when it does not converge (q unchanged). */
-int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], pik_real *pos_err, pik_real *rot_err);
+/* Near-S-R-S arms (model->chain set): q, a start for the (TCP) pose T, Newton-polished in place onto
+ * the chain: pin_psi = 1 at the class model's arm angle of q (least-norm where that fails), 0 by
+ * least-norm steps (the solution nearest q to first order). PIK_OK, or PIK_UNREACHABLE when it does
+ * not converge (q unchanged). */
+int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], int pin_psi, pik_real *pos_err,
+                   pik_real *rot_err);
+
+/* The shoulder centre in the user's base frame (T_base applied), for pik_pose_pull. */
+void pik_srs_shoulder_point(const pik_srs_model *m, pik_real s[3]);
 
 int pik_srs_select_in(const pik_srs_model *model, const pik_real T[16], const pik_real *q_current_rad,
                       pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,

@@ -12,6 +12,7 @@
 #include "pik_mat3.h"
 #include "pik_select_internal.h"
 #include "pik_srs_internal.h"
+#include "pik_tool.h"
 #include "pik_trig_impl.h"
 
 /* ---------------------------------------------------------------- evaluating an arm along psi */
@@ -107,6 +108,7 @@ typedef struct srs_search {
     const pik_srs_model *m;
     const srs_pose *P;
     const pik_real *T;           /* the caller's pose (near-S-R-S arms polish the winner onto it) */
+    int nearest;                 /* the nearest policy (not a given psi) */
     pik_scorer sc;
     const pik_real *seed_theta;  /* q_current's t, NULL without q_current */
     unsigned allowed;            /* branch mask the caller permits */
@@ -1594,13 +1596,40 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
 }
 
 /* A near-S-R-S arm's winner, polished onto its chain at its arm angle (pik_srs_polish). */
+static pik_real sq_distance(const pik_select_options *o, const pik_real a[7], const pik_real b[7])
+{
+    pik_real d2 = 0;
+    int i;
+    for (i = 0; i < 7; ++i) {
+        pik_real d = pik_wrap_pi(a[i] - b[i]);
+        d2 += (o->weights ? o->weights[i] : 1) * d * d;
+    }
+    return d2;
+}
+
+/* The winner, polished onto the chain at its arm angle; with the nearest policy the least-norm polish
+ * started from q_current itself also competes, so holding still returns q_current exactly (the
+ * class search's nearest is 1e-4 rad off it on such an arm). */
 static int polish_final(const srs_search *S, pik_solution *sol)
 {
-    if (pik_srs_polish(S->m, S->T, sol->q_rad, &sol->pos_err_m, &sol->rot_err_rad) != PIK_OK) {
-        return 0;
+    pik_real q_near[7], pe, re;
+    int ok = pik_srs_polish(S->m, S->T, sol->q_rad, 1, &sol->pos_err_m, &sol->rot_err_rad) == PIK_OK;
+    if (S->nearest && S->sc.q_current) {
+        memcpy(q_near, S->sc.q_current, sizeof q_near);
+        if (pik_srs_polish(S->m, S->T, q_near, 0, &pe, &re) == PIK_OK &&
+            (!ok || sq_distance(S->sc.o, q_near, S->sc.q_current) <= sq_distance(S->sc.o, sol->q_rad, S->sc.q_current))) {
+            memcpy(sol->q_rad, q_near, sizeof q_near);
+            sol->pos_err_m = pe;
+            sol->rot_err_rad = re;
+            sol->flags = (sol->flags & ~PIK_BRANCH_MASK) | pik_srs_branch(S->m, q_near);
+            sol->singularity = pik_srs_singularity_of(S->m, q_near);
+            ok = 1;
+        }
     }
-    sol->flags |= PIK_FLAG_POLISHED;
-    return 1;
+    if (ok) {
+        sol->flags |= PIK_FLAG_POLISHED;
+    }
+    return ok;
 }
 
 /* The final solve of the winner: branch b at psi, self-checked (and polished on a near-class arm). */
@@ -1658,9 +1687,30 @@ SRS_NOINLINE static int finish(srs_search *S, srs_best best, srs_best unpolished
     return PIK_OK;
 }
 
+static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_real *T_polish,
+                       const pik_real *q_current_rad, pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
+                       const pik_select_options *opts, pik_selection *sel);
+
 int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_real *q_current_rad,
                       pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
                       const pik_select_options *opts, pik_selection *sel)
+{
+    pik_real psi_in = psi_rad_inout ? *psi_rad_inout : 0, T_pulled[16], shoulder[3];
+    int st = select_core(m, T, T, q_current_rad, policy, allowed, psi_rad_inout, opts, sel);
+    if ((st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS) || m->chain == 0) {
+        return st;
+    }
+    /* A near-class arm at the edge of its class model's workspace: the search on the pulled pose
+     * (pik_tool.h), its winner polished onto the pose itself. */
+    pik_srs_shoulder_point(m, shoulder);
+    pik_pose_pull(T, shoulder, T_pulled);
+    *psi_rad_inout = psi_in;
+    return select_core(m, T_pulled, T, q_current_rad, policy, allowed, psi_rad_inout, opts, sel);
+}
+
+static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_real *T_polish,
+                       const pik_real *q_current_rad, pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
+                       const pik_select_options *opts, pik_selection *sel)
 {
     static const pik_select_options zero_opts; /* const: not mutable state */
     const pik_select_options *o = opts ? opts : &zero_opts;
@@ -1688,7 +1738,8 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     }
     S.m = m;
     S.P = &P;
-    S.T = T;
+    S.T = T_polish;
+    S.nearest = policy == PIK_PSI_NEAREST;
     pik_scorer_init(&S.sc, 7, m->lower_rad, m->upper_rad,
                     policy == PIK_PSI_NEAREST || policy == PIK_PSI_GIVEN ? q_current_rad : 0,
                     q_current_rad ? pik_srs_singularity_of(m, q_current_rad) : PIK_R(-1.0), o);

@@ -123,4 +123,21 @@ static inline void pik_frame_pack(const pik_real R[9], const pik_real p[3], pik_
     T[12] = 0; T[13] = 0; T[14] = 0; T[15] = 1;
 }
 
+/* Near-class arms (pik_chain.h): a pose whose position is moved toward the shoulder point s by the
+ * fraction PIK_CHAIN_PULL. Where the description reaches a little farther than its class model (an
+ * elbow all but stretched), the class model has no solution for the pose itself but has one for
+ * the pulled pose on every branch; Newton on the chain then starts from those. */
+#define PIK_CHAIN_PULL PIK_TOL(2e-3, 2e-3)
+
+static inline void pik_pose_pull(const pik_real T[16], const pik_real s[3], pik_real T_out[16])
+{
+    int r;
+    for (r = 0; r < 16; ++r) {
+        T_out[r] = T[r];
+    }
+    for (r = 0; r < 3; ++r) {
+        T_out[4 * r + 3] = s[r] + (T[4 * r + 3] - s[r]) * (1 - PIK_CHAIN_PULL);
+    }
+}
+
 #endif /* PIK_TOOL_H */

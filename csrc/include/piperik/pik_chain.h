@@ -30,11 +30,11 @@ typedef struct pik_chain {
 
 /* Newton iterations of a polish, and the residual it stops at / accepts (position [m] and rotation
  * [rad]). Accepting at 1e-12 keeps every polished solution as exact as the class solvers'. */
-#define PIK_CHAIN_MAX_ITER 12
+#define PIK_CHAIN_MAX_ITER 24
 #define PIK_CHAIN_STOP_TOL PIK_TOL(1e-14, 1e-6)
 #define PIK_CHAIN_ACCEPT_TOL PIK_TOL(1e-12, 2e-5)
 /* A polish whose joint step exceeds this [rad] has left the closed-form branch it started from. */
-#define PIK_CHAIN_MAX_TRAVEL_RAD PIK_R(0.2)
+#define PIK_CHAIN_MAX_TRAVEL_RAD PIK_R(0.5)
 
 /* PIK_OK for 6 or 7 joints, finite rigid transforms and unit axes; PIK_ERR_BAD_MODEL otherwise. */
 int pik_chain_check(const pik_chain *chain);
