@@ -33,6 +33,7 @@ import numpy as np
 
 from . import __version__
 from ._core import NoSolutionError
+from .urdf import from_urdf
 from .poses import (pose_from_piper_units, pose_from_xyz_rpy, pose_to_piper_units, pose_to_xyz_rpy,
                     q_from_mdeg, _rotation_angle)
 from .robots import Iiwa14, Nero, Piper
@@ -51,6 +52,14 @@ def _tool_arg(args):
 
 def _make_arm(args):
     tool = _tool_arg(args)
+    if getattr(args, "from_urdf", None):
+        path, base, tip = args.from_urdf
+        if args.legacy_zero:
+            raise SystemExit("piperik: --legacy-zero applies to --robot piper only")
+        try:
+            return from_urdf(path, base, tip, tool=tool)
+        except ValueError as exc:
+            raise SystemExit(f"piperik: --from-urdf: {exc}") from None
     if args.robot == "piper":
         return Piper(legacy_zero=args.legacy_zero, tool=tool)
     if args.legacy_zero:
@@ -238,8 +247,34 @@ def _pin_crosscheck(arm, urdf: str, frame: str, n: int, seed: int):
     return (fk_pos, fk_rot), (ik_pos, ik_rot)
 
 
+def _print_class(arm) -> None:
+    fit = arm.class_fit
+    kind = {"opw6": "OPW 6R (Arm6)", "srs7": "S-R-S 7R (Arm7)"}[fit.kind]
+    how = (f"near it: every solution Newton-polished onto the URDF (class model off by "
+           f"{arm.class_distance[0] * 1e3:.3g} mm, {arm.class_distance[1]:.2e} rad)" if arm.polished
+           else "exactly (class model = URDF to 1e-12)")
+    print(f"class: {kind}, {how}")
+    for name, value in fit.residuals.items():
+        print(f"  {name:32s} {value * 1e3:10.4f} mm" if name.endswith("_m") else
+              f"  {name:32s} {value:10.3e} rad")
+
+
 def cmd_check(args) -> int:
-    arm = _make_arm(args)
+    if args.base is not None:
+        if not args.urdf or not args.frame:
+            print("piperik check: --base needs --urdf PATH and --frame TIP_LINK", file=sys.stderr)
+            return 2
+        try:
+            arm = from_urdf(args.urdf, args.base, args.frame, tool=_tool_arg(args))
+        except ValueError as exc:
+            print(f"piperik check: not solvable in closed form: {exc}")
+            return 1
+        print(f"{args.urdf} ({args.base} -> {args.frame}): {arm.dof} revolute joints")
+        _print_class(arm)
+    else:
+        arm = _make_arm(args)
+        if arm.class_fit is not None:
+            _print_class(arm)
     if _pinocchio() is None:
         print("piperik check needs Pinocchio: pip install 'piperik[pin]'", file=sys.stderr)
         return 2
@@ -644,6 +679,9 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("--urdf", help="URDF file (default: the one shipped for the model)")
     p.add_argument("--frame", help="flange frame name in the URDF (default: the model's ee_frame)")
+    p.add_argument("--base", metavar="LINK",
+                   help="with --urdf and --frame: classify that URDF's chain from LINK (OPW 6R, S-R-S 7R, near "
+                        "one, or why not) and cross-check piperik.from_urdf's arm against it")
     p.add_argument("-n", type=_int_in(1, None, "the number of configurations"), default=1000,
                    help="random configurations, >= 1 (default 1000)")
     p.add_argument("--seed", type=int, default=0)
@@ -670,6 +708,8 @@ def add_arm_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tool", nargs=6, type=float, metavar=("X", "Y", "Z", "R", "P", "Y"),
                    help="tool centre point in the flange frame: xyz [m], rpy [rad, or deg with --deg]; "
                         "poses are then the TCP's")
+    p.add_argument("--from-urdf", nargs=3, metavar=("PATH", "BASE_LINK", "TIP_LINK"),
+                   help="your arm from its URDF (piperik.from_urdf) instead of --robot")
 
 
 def arm_from_args(args):

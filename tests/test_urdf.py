@@ -231,3 +231,30 @@ def test_opw_base_and_flange_frames_compose_exactly():
         assert _wrapped_gap(framed.ik_all(T), q).min() <= 1e-9
     with pytest.raises(ValueError, match="T_flange"):
         piperik.Arm6.from_opw(**kw, T_flange=np.diag([1, 1, -1, 1.0]))
+
+
+def _cli(*args):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "piperik", *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+def test_cli_check_reports_the_class_and_the_distance():
+    r = _cli("check", "--urdf", DATA / "piper_agilex.urdf", "--base", "base_link", "--frame", "link6", "-n", "50")
+    assert r.returncode == 0, r.stderr
+    assert "class: OPW 6R (Arm6), near it" in r.stdout and "wrist_axes_4_5_6_miss_m" in r.stdout
+    assert "the URDF's chain equals the model" in r.stdout
+    r = _cli("check", "--urdf", DATA / "more" / "xarm7.urdf", "--base", "link_base", "--frame", "link_eef")
+    assert r.returncode == 1 and "wrist axes 5, 6, 7 do not meet: closest approach 50.7 mm" in r.stdout
+
+
+def test_cli_solves_a_urdf_arm_with_a_tool():
+    arm = piperik.from_urdf(DATA / "kuka_kr6r700sixx.urdf", "base_link", "tool0", tool=[0, 0, 0.1, 0, 0, 0])
+    q = np.array([0.2, -0.3, 0.4, 0.5, 0.6, 0.7])
+    (x, y, z), (rr, pp, yy) = piperik.pose_to_xyz_rpy(arm.fk(q))
+    r = _cli("ik", "--from-urdf", DATA / "kuka_kr6r700sixx.urdf", "base_link", "tool0", "--tool", 0, 0, 0.1, 0, 0, 0,
+             "--xyz", x, y, z, "--rpy", rr, pp, yy)
+    assert r.returncode == 0, r.stderr
+    assert "selected:" in r.stdout
+    r = _cli("ik", "--from-urdf", DATA / "more" / "panda.urdf", "panda_link0", "panda_link8", "--xyz", 0.4, 0, 0.5)
+    assert r.returncode != 0 and "do not meet" in r.stderr
