@@ -749,6 +749,110 @@ static void test_tool(int n)
     printf("tool frames: %d poses x 3 arms, fk vs flange x tool worst %.2e\n", n, worst_fk);
 }
 
+/* The PiPER's DH rows as a chain (pik_chain.h): origin_i = Rx(alpha) Tx(a) Rz(offset) Tz(d), axis z;
+ * axis_tilt_rad tilts joint 6's axis and wrist_offset_m shifts it, making the chain near-spherical. */
+static void piper_chain(const pik_arm6_model *m, double axis_tilt_rad, double wrist_offset_m, pik_chain *ch)
+{
+    static const double alpha[6] = {0, -M_PI / 2, 0, M_PI / 2, -M_PI / 2, M_PI / 2};
+    const double a[6] = {0, 0, (double)m->a2_m, (double)m->a3_m, 0, 0};
+    const double d[6] = {(double)m->d1_m, 0, 0, (double)m->d4_m, 0, (double)m->d6_m};
+    int i, k;
+    memset(ch, 0, sizeof *ch);
+    ch->n_joints = 6;
+    for (i = 0; i < 6; ++i) {
+        double ca = cos(alpha[i]), sa = sin(alpha[i]), ct = cos((double)m->theta_offset_rad[i]),
+               st = sin((double)m->theta_offset_rad[i]);
+        /* Rx(alpha) Rz(t): rows (ct, -st, 0), (ca st, ca ct, -sa), (sa st, sa ct, ca); translation
+         * Tx(a) then Rx Rz Tz(d): (a, -sa d, ca d) */
+        double R[9] = {ct, -st, 0, ca * st, ca * ct, -sa, sa * st, sa * ct, ca};
+        double t[3] = {a[i], -sa * d[i], ca * d[i]};
+        for (k = 0; k < 3; ++k) {
+            ch->T_joint[i][4 * k] = (pik_real)R[3 * k];
+            ch->T_joint[i][4 * k + 1] = (pik_real)R[3 * k + 1];
+            ch->T_joint[i][4 * k + 2] = (pik_real)R[3 * k + 2];
+            ch->T_joint[i][4 * k + 3] = (pik_real)t[k];
+        }
+        ch->T_joint[i][15] = 1;
+        ch->axis[i][2] = 1;
+    }
+    ch->axis[5][0] = (pik_real)sin(axis_tilt_rad);
+    ch->axis[5][2] = (pik_real)cos(axis_tilt_rad);
+    ch->T_joint[5][7] += (pik_real)wrist_offset_m;
+    for (k = 0; k < 16; ++k) {
+        ch->T_tip[k] = (k % 5) == 0 ? 1 : 0;
+    }
+}
+
+/* Near-class arms: the PiPER's model solving a chain whose wrist misses by 0.1 mm and whose last
+ * axis is tilted by 1e-4 rad. Every solution must reproduce the chain's FK and carry the polished
+ * flag; the generating configuration must be among them away from singularities; bad chains are
+ * refused by the model check; the dense solver reports a singular matrix. */
+static void test_chain(int n)
+{
+    pik_arm6_model m = *pik_piper_model(0);
+    pik_chain ch, bad;
+    pik_solution_set set;
+    pik_real q[6], T[16], F[16], A[4] = {1, 2, 2, 4}, b[2] = {1, 1};
+    int i, k, j, found, recovered = 0, tried = 0;
+    double pos, rot, worst_pos = 0, worst_rot = 0;
+    piper_chain(&m, 0, 0, &ch);
+    for (i = 0; i < 6; ++i) {
+        q[i] = (pik_real)rng_uniform(-1, 1);
+    }
+    pik_arm6_fk(&m, q, T);
+    pik_chain_fk(&ch, q, F);
+    pose_error_of(F, T, &pos, &rot);
+    CHECK(pos < TOL(1e-14, 1e-5) && rot < TOL(1e-14, 1e-5), "chain of the PiPER's DH: FK differs %g m %g rad", pos, rot);
+    piper_chain(&m, 1e-4, 1e-4, &ch);
+    m.chain = &ch;
+    CHECK(pik_arm6_model_check(&m) == PIK_OK, "a near-spherical chain is a valid model chain");
+    for (k = 0; k < n; ++k) {
+        for (i = 0; i < 6; ++i) {
+            q[i] = (pik_real)rng_uniform((double)m.lower_rad[i], (double)m.upper_rad[i]);
+        }
+        pik_chain_fk(&ch, q, T);
+        pik_arm6_fk(&m, q, F);
+        CHECK(memcmp(F, T, sizeof F) == 0, "fk of a chained model is the chain's");
+        if (pik_arm6_ik(&m, T, 0, &set) != PIK_OK) {
+            CHECK(pik_arm6_singularity(&m, q) < 0.05, "near-class pose unsolved away from singularities");
+            continue;
+        }
+        found = 0;
+        for (j = 0; j < set.count; ++j) {
+            pik_chain_fk(&ch, set.sol[j].q_rad, F);
+            pose_error_of(F, T, &pos, &rot);
+            worst_pos = pos > worst_pos ? pos : worst_pos;
+            worst_rot = rot > worst_rot ? rot : worst_rot;
+            CHECK(set.sol[j].flags & PIK_FLAG_POLISHED, "polished solutions are flagged");
+            for (i = 0, pos = 0; i < 6; ++i) {
+                double e = fabs(remainder((double)(set.sol[j].q_rad[i] - q[i]), 2 * M_PI));
+                pos = e > pos ? e : pos;
+            }
+            found |= pos < TOL(1e-8, 2e-3);
+        }
+        if (pik_arm6_singularity(&m, q) > 0.05) {
+            ++tried;
+            recovered += found;
+        }
+    }
+    CHECK(worst_pos <= TOL(1e-12, 1e-4) && worst_rot <= TOL(1e-12, 1e-4), "polished solutions off the chain: %g m %g rad",
+          worst_pos, worst_rot);
+    CHECK(recovered == tried, "generating configuration recovered on %d of %d regular poses", recovered, tried);
+    bad = ch;
+    bad.axis[2][2] = 2;
+    m.chain = &bad;
+    CHECK(pik_arm6_model_check(&m) == PIK_ERR_BAD_MODEL, "a chain with a non-unit axis is refused");
+    bad = ch;
+    bad.n_joints = 7;
+    CHECK(pik_arm6_model_check(&m) == PIK_ERR_BAD_MODEL, "a 7-joint chain on a 6R model is refused");
+    bad = ch;
+    bad.T_joint[1][3] = NAN;
+    CHECK(pik_chain_check(&bad) == PIK_ERR_BAD_MODEL, "a non-finite joint origin is refused");
+    CHECK(pik_chain_polish(0, T, q, 0, 0) == PIK_ERR_NULL, "NULL chain");
+    CHECK(pik_solve_dense(2, A, b) == PIK_UNREACHABLE, "a singular system is reported, not solved");
+    CHECK(pik_solve_dense(9, A, b) == PIK_ERR_BAD_ARGUMENT, "a system above 8 unknowns is refused");
+}
+
 int main(int argc, char **argv)
 {
     int n = PIK_TEST_DEFAULT_COUNT;
@@ -770,6 +874,7 @@ int main(int argc, char **argv)
     test_srs(pik_iiwa14_model(), n / 4 + 1, n / 40 + 1);
     test_srs(pik_nero_model(), n / 4 + 1, n / 40 + 1);
     test_tool(n / 4 + 1);
+    test_chain(n / 10 + 1);
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail == 0 ? 0 : 1;
 }

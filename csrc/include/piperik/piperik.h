@@ -12,6 +12,7 @@
 #include "pik_trig.h"
 #include "pik_types.h"
 #include "pik_pose.h"
+#include "pik_chain.h"
 #include "pik_arm6.h"
 #include "pik_select.h"
 #include "pik_srs.h"
