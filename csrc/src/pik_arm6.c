@@ -719,6 +719,19 @@ static int same_solution(const pik_real a[6], const pik_real b[6])
     return 1;
 }
 
+/* A class model's solutions next to its workspace's edge (none, or one of them nearly singular),
+ * where the description may reach what the class model does not (pik_pose_pull). */
+static int near_edge(const pik_solution_set *set)
+{
+    int k;
+    for (k = 0; k < set->count; ++k) {
+        if (set->sol[k].singularity < PIK_CHAIN_EDGE_SINGULARITY) {
+            return 1;
+        }
+    }
+    return set->count == 0;
+}
+
 /* An arm with its description's frames or chain: the DH model (without them) solves the pose
  * carried into its own frames, inv(T_base) T inv(T_tool) inv(T_flange); with a chain each solution
  * is then Newton-polished onto the chain's FK of the flange pose T inv(T_tool), its in-limit flag
@@ -761,7 +774,7 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
     if (status != PIK_OK && status != PIK_UNREACHABLE) {
         return status;
     }
-    if (out->count < PIK_MAX_SOLUTIONS) { /* near the workspace's edge: start also from the pulled pose */
+    if (near_edge(out)) { /* near the workspace's edge: start also from the pulled pose */
         const pik_real shoulder[3] = {0, 0, m->d1_m};
         pik_real T_pulled[16];
         pik_solution_set more;

@@ -223,13 +223,14 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, pi
         return PIK_ERR_BAD_ARGUMENT;
     }
     memcpy(q, q_rad, sizeof(pik_real) * (size_t)n);
+    pik_chain_error(ch, q, R_t, p_t, e, J);
+    if (g != 0 && g(ctx, q, &eg) != PIK_OK) {
+        return PIK_UNREACHABLE;
+    }
     for (it = 0; it <= PIK_CHAIN_MAX_ITER; ++it) {
-        pik_chain_error(ch, q, R_t, p_t, e, J);
+        /* e, J (and eg) hold the values at q: from the line search's accepted point after step 1 */
         ep = norm3(e);
         er = norm3(e + 3);
-        if (g != 0 && g(ctx, q, &eg) != PIK_OK) {
-            return PIK_UNREACHABLE;
-        }
         if ((ep <= PIK_CHAIN_STOP_TOL && er <= PIK_CHAIN_STOP_TOL && pik_fabs(eg) <= PIK_CHAIN_STOP_TOL) ||
             it == PIK_CHAIN_MAX_ITER) {
             break;
@@ -282,17 +283,17 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, pi
         {
             /* Damped where a full step would grow the residual (near a singularity the closed
              * form's start can sit outside Newton's basin): halve it up to four times. */
-            pik_real e_try[7], q_try[PIK_CHAIN_MAX_JOINTS], before = ep + er + pik_fabs(eg), scale = 1;
+            pik_real e_try[7], q_try[PIK_CHAIN_MAX_JOINTS], before = ep + er + pik_fabs(eg), scale = 1, g_try = 0;
             int half;
             for (half = 0; half < 5; ++half, scale *= PIK_R(0.5)) {
-                pik_real g_try = 0;
+                g_try = 0;
                 for (i = 0; i < n; ++i) {
                     q_try[i] = q[i] + scale * dq[i];
                 }
                 if (!pik_finite_n(q_try, n)) {
                     return PIK_UNREACHABLE;
                 }
-                pik_chain_error(ch, q_try, R_t, p_t, e_try, 0);
+                pik_chain_error(ch, q_try, R_t, p_t, e_try, J); /* J too: the next step's */
                 if (g != 0 && g(ctx, q_try, &g_try) != PIK_OK) {
                     continue;
                 }
@@ -300,7 +301,12 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, pi
                     break;
                 }
             }
+            if (g != 0 && g(ctx, q_try, &g_try) != PIK_OK) {
+                return PIK_UNREACHABLE;
+            }
             memcpy(q, q_try, sizeof(pik_real) * (size_t)n);
+            memcpy(e, e_try, sizeof(pik_real) * 6);
+            eg = g_try;
         }
     }
     travel = 0;

@@ -582,6 +582,17 @@ int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], 
     return PIK_OK;
 }
 
+static int near_edge_srs(const pik_solution_set *set)
+{
+    int k;
+    for (k = 0; k < set->count; ++k) {
+        if (set->sol[k].singularity < PIK_CHAIN_EDGE_SINGULARITY) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Polishes every solution of a set (dropping, and counting, those that do not converge). */
 static int polish_set(const pik_srs_model *m, const pik_real T[16], pik_solution_set *out)
 {
@@ -640,7 +651,7 @@ int pik_srs_ik(const pik_srs_model *m, const pik_real T[16], pik_real psi_rad, c
     if (m->chain == 0) {
         return st;
     }
-    if (out->count < (branch_mask == 0xFFu ? PIK_MAX_SOLUTIONS : 1)) {
+    if (out->count == 0 || near_edge_srs(out)) {
         /* near the workspace's edge: start also from the pulled pose (pik_tool.h) */
         pik_solution_set more;
         pik_real T_pulled[16], shoulder[3];

@@ -128,6 +128,8 @@ static inline void pik_frame_pack(const pik_real R[9], const pik_real p[3], pik_
  * elbow all but stretched), the class model has no solution for the pose itself but has one for
  * the pulled pose on every branch; Newton on the chain then starts from those. */
 #define PIK_CHAIN_PULL PIK_TOL(2e-3, 2e-3)
+/* ... tried when the class model has no solution or one whose singularity measure is below this */
+#define PIK_CHAIN_EDGE_SINGULARITY PIK_R(0.05)
 
 static inline void pik_pose_pull(const pik_real T[16], const pik_real s[3], pik_real T_out[16])
 {
