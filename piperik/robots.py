@@ -240,6 +240,35 @@ def _limits(lower, upper, default_lower, default_upper) -> Tuple[np.ndarray, np.
     return lo, hi
 
 
+def _lengths(pairs) -> dict:
+    """Named lengths [m]: each a finite number with |v| <= 1e6 m, else ValueError naming it."""
+    vals = {}
+    for name, value in pairs:
+        if isinstance(value, (str, bytes)) or np.ndim(value) != 0:
+            raise ValueError(f"{name}: expected a number [m], got {value!r}")
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}: expected a number [m], got {value!r}") from None
+        if not math.isfinite(v) or abs(v) > 1e6:
+            raise ValueError(f"{name} = {v!r}: must be finite with |{name}| <= 1e6 m")
+        vals[name] = v
+    return vals
+
+
+def _dh_table(dh, rows: int) -> np.ndarray:
+    """A DH table of ``rows`` rows (d, a, alpha, theta_offset), finite, else ValueError naming ``dh``."""
+    try:
+        D = np.asarray(dh, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"dh: expected {rows} rows (d, a, alpha, theta_offset) of numbers, got {dh!r}") from None
+    if D.shape != (rows, 4):
+        raise ValueError(f"dh: expected {rows} rows (d, a, alpha, theta_offset), got shape {D.shape}")
+    if not np.all(np.isfinite(D)):
+        raise ValueError("dh: every entry must be finite")
+    return D
+
+
 def _frame(T, name: str) -> Optional[np.ndarray]:
     """A fixed frame argument: None or a 4x4 rigid transform (checked by the C core)."""
     if T is None:
@@ -408,17 +437,7 @@ class Arm6(_Arm):
                                         c4=0.080, offsets_rad=[0, -np.pi / 2, 0, 0, 0, 0],
                                         signs=[-1, 1, 1, -1, 1, -1])
         """
-        vals = {}
-        for name, value in (("a1", a1), ("a2", a2), ("b", b), ("c1", c1), ("c2", c2), ("c3", c3), ("c4", c4)):
-            if isinstance(value, (str, bytes)) or np.ndim(value) != 0:
-                raise ValueError(f"{name}: expected a number [m], got {value!r}")
-            try:
-                v = float(value)
-            except (TypeError, ValueError):
-                raise ValueError(f"{name}: expected a number [m], got {value!r}") from None
-            if not math.isfinite(v) or abs(v) > 1e6:
-                raise ValueError(f"{name} = {v!r}: must be finite with |{name}| <= 1e6 m")
-            vals[name] = v
+        vals = _lengths((("a1", a1), ("a2", a2), ("b", b), ("c1", c1), ("c2", c2), ("c3", c3), ("c4", c4)))
         if not vals["c2"] > 0:
             raise ValueError(f"c2 = {vals['c2']!r}: the upper arm (axis 2 to axis 3) must be longer than 0")
         forearm = math.hypot(vals["a2"], vals["c3"])
@@ -456,14 +475,7 @@ class Arm6(_Arm):
         ``signs``: 6 values +1 / -1 (s, default all +1). ``lower`` / ``upper``: joint limits [rad]
         (default: :class:`Arm6` none, :class:`Piper` the PiPER's). ``tool``: as in :class:`Piper`.
         """
-        try:
-            D = np.asarray(dh, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"dh: expected 6 rows (d, a, alpha, theta_offset) of numbers, got {dh!r}") from None
-        if D.shape != (6, 4):
-            raise ValueError(f"dh: expected 6 rows (d, a, alpha, theta_offset), got shape {D.shape}")
-        if not np.all(np.isfinite(D)):
-            raise ValueError("dh: every entry must be finite")
+        D = _dh_table(dh, 6)
         tol = 1e-9
         for i in range(6):
             d, a, alpha = (float(v) for v in D[i, :3])
@@ -910,17 +922,7 @@ class Arm7(_SrsArm):
 
             arm = piperik.Arm7.from_lengths(d_bs_m=0.34, d_se_m=0.40, d_ew_m=0.40, d_wf_m=0.126)
         """
-        vals = {}
-        for name, value in (("d_bs_m", d_bs_m), ("d_se_m", d_se_m), ("d_ew_m", d_ew_m), ("d_wf_m", d_wf_m)):
-            if isinstance(value, (str, bytes)) or np.ndim(value) != 0:
-                raise ValueError(f"{name}: expected a number [m], got {value!r}")
-            try:
-                v = float(value)
-            except (TypeError, ValueError):
-                raise ValueError(f"{name}: expected a number [m], got {value!r}") from None
-            if not math.isfinite(v) or abs(v) > 1e6:
-                raise ValueError(f"{name} = {v!r}: must be finite with |{name}| <= 1e6 m")
-            vals[name] = v
+        vals = _lengths((("d_bs_m", d_bs_m), ("d_se_m", d_se_m), ("d_ew_m", d_ew_m), ("d_wf_m", d_wf_m)))
         for name in ("d_se_m", "d_ew_m"):
             if not vals[name] > 0:
                 raise ValueError(f"{name} = {vals[name]!r}: must be > 0 (the elbow lies between shoulder and wrist)")
@@ -945,14 +947,7 @@ class Arm7(_SrsArm):
         A table of another shape is refused with a ``ValueError`` naming the entry (for another
         convention, give the URDF to :func:`piperik.from_urdf`). Other arguments as
         :meth:`from_lengths`."""
-        try:
-            D = np.asarray(dh, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"dh: expected 7 rows (d, a, alpha, theta_offset) of numbers, got {dh!r}") from None
-        if D.shape != (7, 4):
-            raise ValueError(f"dh: expected 7 rows (d, a, alpha, theta_offset), got shape {D.shape}")
-        if not np.all(np.isfinite(D)):
-            raise ValueError("dh: every entry must be finite")
+        D = _dh_table(dh, 7)
         tol = 1e-9
         for i in range(7):
             d, a, alpha = (float(v) for v in D[i, :3])
