@@ -236,7 +236,9 @@ def test_opw_base_and_flange_frames_compose_exactly():
 def _cli(*args):
     import subprocess
     import sys
-    return subprocess.run([sys.executable, "-m", "piperik", *map(str, args)], capture_output=True, text=True, timeout=300)
+    # cwd away from the checkout, so that the installed package (with its _core) is the one run
+    return subprocess.run([sys.executable, "-m", "piperik", *map(str, args)], capture_output=True, text=True, timeout=300,
+                          cwd=DATA)
 
 
 def test_cli_check_reports_the_class_and_the_distance():

@@ -10,6 +10,7 @@
 #include "pik_trig_impl.h"
 #include "piperik/pik_chain.h"
 #include "piperik/pik_pose.h"
+#include "piperik/pik_srs.h"
 #include "piperik/pik_status.h"
 
 /* How far from unit length a joint axis may be (the Python layer normalises them). */
@@ -202,7 +203,17 @@ static pik_real norm3(const pik_real v[3]) { return pik_sqrt(v[0] * v[0] + v[1] 
 
 /* Newton on the chain's pose error, plus (constraint given, 7 joints) one equation g(q) = 0 whose
  * gradient is taken by central differences: the 7 x 7 system then pins the self-motion. */
-static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, pik_chain_constraint g, const void *ctx,
+/* The pin: wrap(arm angle of q on the S-R-S model - psi) (a direct call: no function pointer, so the
+ * footprint's stack analysis stays bounded). */
+static int pin_residual(const pik_srs_model *m, pik_real psi, const pik_real *q, pik_real *g_out)
+{
+    pik_real a;
+    int st = pik_srs_arm_angle(m, q, &a);
+    *g_out = pik_wrap_pi(a - psi);
+    return st;
+}
+
+static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, const pik_srs_model *g, pik_real psi,
                   pik_real *pos_err, pik_real *rot_err)
 {
     pik_real R_t[9], p_t[3], q[PIK_CHAIN_MAX_JOINTS], e[7], J[6 * PIK_CHAIN_MAX_JOINTS], A[49], dq[PIK_CHAIN_MAX_JOINTS];
@@ -224,7 +235,7 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, pi
     }
     memcpy(q, q_rad, sizeof(pik_real) * (size_t)n);
     pik_chain_error(ch, q, R_t, p_t, e, J);
-    if (g != 0 && g(ctx, q, &eg) != PIK_OK) {
+    if (g != 0 && pin_residual(g, psi, q, &eg) != PIK_OK) {
         return PIK_UNREACHABLE;
     }
     for (it = 0; it <= PIK_CHAIN_MAX_ITER; ++it) {
@@ -244,9 +255,9 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, pi
                 for (i = 0; i < 7; ++i) {
                     pik_real h = PIK_TOL(1e-6, 1e-3), save = q[i], gp, gm;
                     q[i] = save + h;
-                    st = g(ctx, q, &gp);
+                    st = pin_residual(g, psi, q, &gp);
                     q[i] = save - h;
-                    st |= g(ctx, q, &gm);
+                    st |= pin_residual(g, psi, q, &gm);
                     q[i] = save;
                     if (st != PIK_OK) {
                         return PIK_UNREACHABLE;
@@ -294,14 +305,14 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, pi
                     return PIK_UNREACHABLE;
                 }
                 pik_chain_error(ch, q_try, R_t, p_t, e_try, J); /* J too: the next step's */
-                if (g != 0 && g(ctx, q_try, &g_try) != PIK_OK) {
+                if (g != 0 && pin_residual(g, psi, q_try, &g_try) != PIK_OK) {
                     continue;
                 }
                 if (norm3(e_try) + norm3(e_try + 3) + pik_fabs(g_try) < before) {
                     break;
                 }
             }
-            if (g != 0 && g(ctx, q_try, &g_try) != PIK_OK) {
+            if (g != 0 && pin_residual(g, psi, q_try, &g_try) != PIK_OK) {
                 return PIK_UNREACHABLE;
             }
             memcpy(q, q_try, sizeof(pik_real) * (size_t)n);
@@ -333,11 +344,11 @@ int pik_chain_polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad,
     return polish(ch, T, q_rad, 0, 0, pos_err, rot_err);
 }
 
-int pik_chain_polish_constrained(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, pik_chain_constraint g,
-                                 const void *ctx, pik_real *pos_err, pik_real *rot_err)
+int pik_chain_polish_at_arm_angle(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, const pik_srs_model *m,
+                                  pik_real psi_rad, pik_real *pos_err, pik_real *rot_err)
 {
-    if (g == 0) {
+    if (m == 0) {
         return PIK_ERR_NULL;
     }
-    return polish(ch, T, q_rad, g, ctx, pos_err, rot_err);
+    return polish(ch, T, q_rad, m, psi_rad, pos_err, rot_err);
 }

@@ -540,14 +540,6 @@ typedef struct srs_psi_pin {
     pik_real psi;
 } srs_psi_pin;
 
-static int psi_residual(const void *ctx, const pik_real *q, pik_real *g)
-{
-    const srs_psi_pin *pin = (const srs_psi_pin *)ctx;
-    pik_real psi;
-    int st = pik_srs_arm_angle(pin->m, q, &psi);
-    *g = pik_wrap_pi(psi - pin->psi);
-    return st;
-}
 
 int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], int pin_psi, pik_real *pos_err,
                    pik_real *rot_err)
@@ -569,7 +561,7 @@ int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], 
     /* At the class model's arm angle, so the generating configuration comes back at its own psi;
      * where that angle is not smooth (the reference singularity), the least-norm step instead. */
     if (!pin_psi || st != PIK_OK ||
-        pik_chain_polish_constrained(m->chain, Tf, q_try, psi_residual, &pin, pos_err, rot_err) != PIK_OK) {
+        pik_chain_polish_at_arm_angle(m->chain, Tf, q_try, m, pin.psi, pos_err, rot_err) != PIK_OK) {
         memcpy(q_try, q, sizeof q_try);
         st = pik_chain_polish(m->chain, Tf, q_try, pos_err, rot_err);
         if (st != PIK_OK) {

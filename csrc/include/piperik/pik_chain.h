@@ -60,14 +60,14 @@ int pik_chain_error(const pik_chain *chain, const pik_real *q_rad, const pik_rea
 int pik_chain_polish(const pik_chain *chain, const pik_real T[16], pik_real *q_rad, pik_real *pos_err,
                      pik_real *rot_err);
 
-/* A scalar constraint g(q) = 0 on a 7-joint chain (PIK_OK, or an error when g is undefined at q). */
-typedef int (*pik_chain_constraint)(const void *ctx, const pik_real *q_rad, pik_real *g_out);
+struct pik_srs_model;
 
-/* pik_chain_polish for 7 joints with g(q) = 0 added as a seventh equation (an angle: differences
- * are wrapped to [-pi, pi]): the S-R-S polish keeps the class model's arm angle, so the generating
+/* pik_chain_polish for 7 joints with the S-R-S model's arm angle of q pinned to psi_rad as a seventh
+ * equation (gradient by central differences): the near-S-R-S polish, so the generating
  * configuration of a pose is recovered at its own arm angle. */
-int pik_chain_polish_constrained(const pik_chain *chain, const pik_real T[16], pik_real *q_rad,
-                                 pik_chain_constraint g, const void *ctx, pik_real *pos_err, pik_real *rot_err);
+int pik_chain_polish_at_arm_angle(const pik_chain *chain, const pik_real T[16], pik_real *q_rad,
+                                  const struct pik_srs_model *model, pik_real psi_rad, pik_real *pos_err,
+                                  pik_real *rot_err);
 
 /* Solves the dense n x n system A x = b in place (A row-major, destroyed; b receives x) by Gaussian
  * elimination with partial pivoting, n <= 8. PIK_OK, or PIK_UNREACHABLE when a pivot is below
