@@ -535,16 +535,11 @@ int pik_srs_solve_branch(const pik_srs_model *m, const srs_pose *P, pik_real psi
 
 /* ---------------------------------------------------------------- near-S-R-S arms (pik_chain.h) */
 
-typedef struct srs_psi_pin {
-    const pik_srs_model *m;
-    pik_real psi;
-} srs_psi_pin;
-
 
 int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], int pin_psi, pik_real *pos_err,
                    pik_real *rot_err)
 {
-    srs_psi_pin pin;
+    pik_real psi_pin;
     pik_real R[9], p[3], Tf[16], q_try[7];
     int st, i;
     st = pik_pose_check(T, R, p, 0);
@@ -555,13 +550,12 @@ int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], 
         pik_tool_strip(m->T_tool, R, p); /* the chain's tip is the flange */
     }
     pik_frame_pack(R, p, Tf);
-    pin.m = m;
-    st = pik_srs_arm_angle(m, q, &pin.psi);
+    st = pik_srs_arm_angle(m, q, &psi_pin);
     memcpy(q_try, q, sizeof q_try);
     /* At the class model's arm angle, so the generating configuration comes back at its own psi;
      * where that angle is not smooth (the reference singularity), the least-norm step instead. */
     if (!pin_psi || st != PIK_OK ||
-        pik_chain_polish_at_arm_angle(m->chain, Tf, q_try, m, pin.psi, pos_err, rot_err) != PIK_OK) {
+        pik_chain_polish_at_arm_angle(m->chain, Tf, q_try, m, psi_pin, pos_err, rot_err) != PIK_OK) {
         memcpy(q_try, q, sizeof q_try);
         st = pik_chain_polish(m->chain, Tf, q_try, pos_err, rot_err);
         if (st != PIK_OK) {
