@@ -202,7 +202,7 @@ int pik_solve_dense(int n, pik_real *A, pik_real *b)
 static pik_real norm3(const pik_real v[3]) { return pik_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
 
 /* Newton on the chain's pose error, plus (constraint given, 7 joints) one equation g(q) = 0 whose
- * gradient is taken by central differences: the 7 x 7 system then pins the self-motion. */
+ * gradient is taken by forward differences: the 7 x 7 system then pins the self-motion. */
 /* The pin: wrap(arm angle of q on the S-R-S model - psi) (a direct call: no function pointer, so the
  * footprint's stack analysis stays bounded). */
 static int pin_residual(const pik_srs_model *m, pik_real psi, const pik_real *q, pik_real *g_out)
@@ -252,18 +252,21 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, co
             }
             memcpy(dq, e, sizeof(pik_real) * 6);
             if (g != 0) { /* row 7: grad g . dq = -g */
-                for (i = 0; i < 7; ++i) {
-                    pik_real h = PIK_TOL(1e-6, 1e-3), save = q[i], gp, gm;
+                /* The class model's arm angle is a function of q1..q4 only (the wrist centre and the
+                 * elbow do not move with the wrist joints), so three entries are exactly 0; the other
+                 * four by forward differences from g(q), already known. Their O(h) error only slows
+                 * the last digits' convergence: the pin's residual itself is evaluated exactly. */
+                for (i = 0; i < 4; ++i) {
+                    pik_real h = PIK_TOL(1e-7, 1e-3), save = q[i], gp;
                     q[i] = save + h;
                     st = pin_residual(g, psi, q, &gp);
-                    q[i] = save - h;
-                    st |= pin_residual(g, psi, q, &gm);
                     q[i] = save;
                     if (st != PIK_OK) {
                         return PIK_UNREACHABLE;
                     }
-                    A[42 + i] = pik_wrap_pi(gp - gm) / (2 * h);
+                    A[42 + i] = pik_wrap_pi(gp - eg) / h;
                 }
+                A[46] = A[47] = A[48] = 0;
                 dq[6] = -eg;
             }
             if (pik_solve_dense(n, A, dq) != PIK_OK) {
