@@ -743,6 +743,7 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
     pik_real R[9], p[3], T_flange_pose[16], T_dh[16];
     pik_solution cand[PIK_MAX_SOLUTIONS]; /* candidates from the pulled pose */
     int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0, status, k, i, n = 0, any_polished = 0, n_cand = 0;
+    int edge;
     status = pik_pose_check(T, R, p, 0);
     if (status != PIK_OK) {
         out->count = 0;
@@ -774,7 +775,8 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
     if (status != PIK_OK && status != PIK_UNREACHABLE) {
         return status;
     }
-    if (near_edge(out)) { /* near the workspace's edge: start also from the pulled pose */
+    edge = near_edge(out);
+    if (edge) { /* near the workspace's edge: start also from the pulled pose */
         const pik_real shoulder[3] = {0, 0, m->d1_m};
         pik_real T_pulled[16];
         pik_solution_set more;
@@ -806,6 +808,50 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
         }
         s.flags = (s.flags & ~PIK_FLAG_IN_LIMITS) | PIK_FLAG_POLISHED | (in ? PIK_FLAG_IN_LIMITS : 0u);
         out->sol[n++] = s;
+    }
+    if (edge && seed_q_rad != 0) {
+        /* Next to a singularity the chain has solutions no closed-form start reaches: where the wrist
+         * axes nearly align, the description splits q4 / q6 differently from the class model (by up
+         * to radians), and Newton from the class solution lands on another of the chain's solutions.
+         * Newton from the seed gives a controller that holds still or tracks the solution continuous
+         * with where it is. In a full set it takes the place of the solution farthest from the seed. */
+        pik_solution s;
+        int in = 1, admit = 1, dup = 0;
+        memset(&s, 0, sizeof s);
+        memcpy(s.q_rad, seed_q_rad, 6 * sizeof(pik_real));
+        if (pik_chain_polish(m->chain, T_flange_pose, s.q_rad, &s.pos_err_m, &s.rot_err_rad) == PIK_OK) {
+            for (i = 0; i < 6; ++i) {
+                s.q_rad[i] = pik_wrap_pi(s.q_rad[i]);
+                in &= pik_within(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+                admit &= admissible(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+            }
+            for (i = 0; i < n; ++i) {
+                dup |= same_solution(out->sol[i].q_rad, s.q_rad);
+            }
+            any_polished = 1;
+            if (!dup && (!only_in_limits || admit)) {
+                int slot = n;
+                s.flags = pik_arm6_branch(&dh, s.q_rad) | PIK_FLAG_POLISHED | (in ? PIK_FLAG_IN_LIMITS : 0u);
+                s.singularity = pik_arm6_singularity(&dh, s.q_rad);
+                if (n == PIK_MAX_SOLUTIONS) {
+                    pik_real far = -1;
+                    for (k = 0; k < n; ++k) {
+                        pik_real d = 0;
+                        for (i = 0; i < 6; ++i) {
+                            pik_real e = pik_fabs(pik_wrap_pi(out->sol[k].q_rad[i] - seed_q_rad[i]));
+                            d = e > d ? e : d;
+                        }
+                        if (d > far) {
+                            far = d;
+                            slot = k;
+                        }
+                    }
+                } else {
+                    ++n;
+                }
+                out->sol[slot] = s;
+            }
+        }
     }
     out->count = n;
     if (n > 0) {
