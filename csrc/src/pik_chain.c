@@ -94,6 +94,117 @@ static void walk(const pik_chain *ch, const pik_real *q, pik_real R[9], pik_real
     append(R, p, ch->T_tip);
 }
 
+/* The chain with every joint turning about its own z axis, for the polish, which walks the chain about
+ * four times per solution: with a rotation A_i taking z to joint i's axis a_i, Rot(a_i, q) =
+ * A_i Rz(q) A_i^T, so T_1 Rot(a_1, q_1) T_2 ... T_tip = M_1 Rz(q_1) M_2 Rz(q_2) ... M_tip with
+ * M_1 = T_1 A_1, M_i = A_(i-1)^T T_i A_i and M_tip = A_n^T T_tip. Turning a joint is then 12 products
+ * instead of a Rodrigues matrix and a 3x3 product. For the axes descriptions mostly use (+-x, +-y,
+ * +-z) A_i is a signed permutation, and the walk rounds as the Rodrigues one does. */
+typedef struct zchain {
+    int n;
+    pik_real R[PIK_CHAIN_MAX_JOINTS + 1][9]; /* M_1 .. M_n, M_tip */
+    pik_real p[PIK_CHAIN_MAX_JOINTS + 1][3];
+} zchain;
+
+/* A rotation (row-major) whose third column is the unit vector a. */
+static void axis_frame(const pik_real a[3], pik_real A[9])
+{
+    pik_real x[3], y[3], d, inv;
+    int k = 0, r;
+    if (pik_fabs(a[1]) < pik_fabs(a[k])) {
+        k = 1;
+    }
+    if (pik_fabs(a[2]) < pik_fabs(a[k])) {
+        k = 2;
+    }
+    d = a[k]; /* x = e_k - (e_k . a) a, the basis vector least along a, made perpendicular */
+    for (r = 0; r < 3; ++r) {
+        x[r] = (r == k ? 1 : 0) - d * a[r];
+    }
+    inv = 1 / pik_sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    for (r = 0; r < 3; ++r) {
+        x[r] *= inv;
+    }
+    y[0] = a[1] * x[2] - a[2] * x[1];
+    y[1] = a[2] * x[0] - a[0] * x[2];
+    y[2] = a[0] * x[1] - a[1] * x[0];
+    for (r = 0; r < 3; ++r) {
+        A[3 * r] = x[r];
+        A[3 * r + 1] = y[r];
+        A[3 * r + 2] = a[r];
+    }
+}
+
+static void zchain_from(const pik_chain *ch, zchain *z)
+{
+    pik_real A_prev[9], A[9], RT[9], tmp[9];
+    int i, r;
+    z->n = ch->n_joints;
+    for (i = 0; i <= z->n; ++i) {
+        const pik_real *T = i < z->n ? ch->T_joint[i] : ch->T_tip;
+        for (r = 0; r < 3; ++r) {
+            RT[3 * r] = T[4 * r]; RT[3 * r + 1] = T[4 * r + 1]; RT[3 * r + 2] = T[4 * r + 2];
+        }
+        if (i < z->n) {
+            axis_frame(ch->axis[i], A);
+            mul33(RT, A, tmp);
+        } else {
+            memcpy(tmp, RT, sizeof tmp);
+        }
+        if (i == 0) {
+            memcpy(z->R[i], tmp, sizeof tmp);
+            for (r = 0; r < 3; ++r) {
+                z->p[i][r] = T[4 * r + 3];
+            }
+        } else {
+            mul33_tn(A_prev, tmp, z->R[i]);
+            for (r = 0; r < 3; ++r) {
+                z->p[i][r] = A_prev[r] * T[3] + A_prev[3 + r] * T[7] + A_prev[6 + r] * T[11];
+            }
+        }
+        memcpy(A_prev, A, sizeof A);
+    }
+}
+
+/* (R, p) <- (R, p) (R_m, p_m) */
+static void zappend(pik_real R[9], pik_real p[3], const pik_real R_m[9], const pik_real p_m[3])
+{
+    pik_real out[9];
+    int r;
+    for (r = 0; r < 3; ++r) {
+        p[r] += R[3 * r] * p_m[0] + R[3 * r + 1] * p_m[1] + R[3 * r + 2] * p_m[2];
+    }
+    mul33(R, R_m, out);
+    memcpy(R, out, sizeof out);
+}
+
+/* walk() on the z-form: the tip (R, p), each joint's axis w and origin o in the base (w / o may be 0) */
+static void zwalk(const zchain *z, const pik_real *q, pik_real R[9], pik_real p[3], pik_real (*w)[3], pik_real (*o)[3])
+{
+    int i, r;
+    memcpy(R, z->R[0], sizeof z->R[0]);
+    memcpy(p, z->p[0], sizeof z->p[0]);
+    for (i = 0; i < z->n; ++i) {
+        pik_real s, c;
+        if (i > 0) {
+            zappend(R, p, z->R[i], z->p[i]);
+        }
+        if (w != 0) {
+            for (r = 0; r < 3; ++r) {
+                w[i][r] = R[3 * r + 2];
+                o[i][r] = p[r];
+            }
+        }
+        pik_sincos_r(q[i], &s, &c);
+        for (r = 0; r < 3; ++r) { /* R <- R Rz(q) */
+            pik_real x = R[3 * r], y = R[3 * r + 1];
+            R[3 * r] = x * c + y * s;
+            R[3 * r + 1] = y * c - x * s;
+        }
+    }
+    zappend(R, p, z->R[z->n], z->p[z->n]);
+}
+
 int pik_chain_fk(const pik_chain *ch, const pik_real *q_rad, pik_real T_out[16])
 {
     pik_real R[9], p[3];
@@ -113,16 +224,11 @@ int pik_chain_fk(const pik_chain *ch, const pik_real *q_rad, pik_real T_out[16])
     return PIK_OK;
 }
 
-int pik_chain_error(const pik_chain *ch, const pik_real *q_rad, const pik_real R_t[9], const pik_real p_t[3],
-                    pik_real e[6], pik_real *J)
+/* The pose error and Jacobian (pik_chain_error) from a walk's tip and joint axes / origins. */
+static void error_of(int n, const pik_real R[9], const pik_real p[3], const pik_real (*w)[3], const pik_real (*o)[3],
+                     const pik_real R_t[9], const pik_real p_t[3], pik_real e[6], pik_real *J)
 {
-    pik_real R[9], p[3], w[PIK_CHAIN_MAX_JOINTS][3], o[PIK_CHAIN_MAX_JOINTS][3];
-    int i, k, n;
-    if (ch == 0 || q_rad == 0 || R_t == 0 || p_t == 0 || e == 0) {
-        return PIK_ERR_NULL;
-    }
-    n = ch->n_joints;
-    walk(ch, q_rad, R, p, w, o);
+    int i, k;
     for (k = 0; k < 3; ++k) {
         e[k] = p_t[k] - p[k];
     }
@@ -148,61 +254,112 @@ int pik_chain_error(const pik_chain *ch, const pik_real *q_rad, const pik_real R
             J[5 * n + i] = w[i][2];
         }
     }
+}
+
+int pik_chain_error(const pik_chain *ch, const pik_real *q_rad, const pik_real R_t[9], const pik_real p_t[3],
+                    pik_real e[6], pik_real *J)
+{
+    pik_real R[9], p[3], w[PIK_CHAIN_MAX_JOINTS][3], o[PIK_CHAIN_MAX_JOINTS][3];
+    if (ch == 0 || q_rad == 0 || R_t == 0 || p_t == 0 || e == 0) {
+        return PIK_ERR_NULL;
+    }
+    walk(ch, q_rad, R, p, w, o);
+    error_of(ch->n_joints, R, p, (const pik_real(*)[3])w, (const pik_real(*)[3])o, R_t, p_t, e, J);
     return PIK_OK;
 }
 
-int pik_solve_dense(int n, pik_real *A, pik_real *b)
+/* pik_chain_error on the z-form */
+static void zerror(const zchain *z, const pik_real *q, const pik_real R_t[9], const pik_real p_t[3], pik_real e[6],
+                   pik_real *J)
 {
-    pik_real big = 0;
+    pik_real R[9], p[3], w[PIK_CHAIN_MAX_JOINTS][3], o[PIK_CHAIN_MAX_JOINTS][3];
+    zwalk(z, q, R, p, w, o);
+    error_of(z->n, R, p, (const pik_real(*)[3])w, (const pik_real(*)[3])o, R_t, p_t, e, J);
+}
+
+/* LU factors of the dense n x n matrix A (row-major, in place: unit-diagonal L below, U on and above
+ * the diagonal) with partial pivoting, n <= 8; perm[c] is the row swapped with row c at step c.
+ * PIK_UNREACHABLE when a pivot is below PIK_EPS times the largest entry (singular to working
+ * precision). */
+static int lu_factor(int n, pik_real *A, int perm[8])
+{
+    pik_real big = 0, tol;
     int i, r, c;
-    if (A == 0 || b == 0) {
-        return PIK_ERR_NULL;
-    }
-    if (n < 1 || n > 8) {
-        return PIK_ERR_BAD_ARGUMENT;
-    }
     for (i = 0; i < n * n; ++i) {
         big = pik_fabs(A[i]) > big ? pik_fabs(A[i]) : big;
     }
+    tol = PIK_EPS * big * (pik_real)n;
     for (c = 0; c < n; ++c) {
+        pik_real *row_c = A + c * n, inv;
         int piv = c;
         for (r = c + 1; r < n; ++r) {
             if (pik_fabs(A[r * n + c]) > pik_fabs(A[piv * n + c])) {
                 piv = r;
             }
         }
-        if (!(pik_fabs(A[piv * n + c]) > PIK_EPS * big * n)) {
+        if (!(pik_fabs(A[piv * n + c]) > tol)) {
             return PIK_UNREACHABLE;
         }
+        perm[c] = piv;
         if (piv != c) {
-            pik_real t;
+            pik_real t, *row_p = A + piv * n;
             for (i = 0; i < n; ++i) {
-                t = A[c * n + i]; A[c * n + i] = A[piv * n + i]; A[piv * n + i] = t;
+                t = row_c[i]; row_c[i] = row_p[i]; row_p[i] = t;
             }
-            t = b[c]; b[c] = b[piv]; b[piv] = t;
         }
+        inv = 1 / row_c[c];
         for (r = c + 1; r < n; ++r) {
-            pik_real f = A[r * n + c] / A[c * n + c];
-            for (i = c; i < n; ++i) {
-                A[r * n + i] -= f * A[c * n + i];
+            pik_real *row_r = A + r * n, f = row_r[c] * inv;
+            row_r[c] = f;
+            for (i = c + 1; i < n; ++i) {
+                row_r[i] -= f * row_c[i];
             }
-            b[r] -= f * b[c];
         }
+    }
+    return PIK_OK;
+}
+
+/* b <- A^-1 b from lu_factor's factors. */
+static void lu_solve(int n, const pik_real *LU, const int perm[8], pik_real *b)
+{
+    int r, i;
+    for (r = 0; r < n; ++r) {
+        pik_real t = b[r], sum;
+        b[r] = b[perm[r]];
+        b[perm[r]] = t;
+        sum = b[r];
+        for (i = 0; i < r; ++i) {
+            sum -= LU[r * n + i] * b[i];
+        }
+        b[r] = sum;
     }
     for (r = n - 1; r >= 0; --r) {
-        pik_real s = b[r];
+        pik_real sum = b[r];
         for (i = r + 1; i < n; ++i) {
-            s -= A[r * n + i] * b[i];
+            sum -= LU[r * n + i] * b[i];
         }
-        b[r] = s / A[r * n + r];
+        b[r] = sum / LU[r * n + r];
     }
+}
+
+int pik_solve_dense(int n, pik_real *A, pik_real *b)
+{
+    int perm[8];
+    if (A == 0 || b == 0) {
+        return PIK_ERR_NULL;
+    }
+    if (n < 1 || n > 8) {
+        return PIK_ERR_BAD_ARGUMENT;
+    }
+    if (lu_factor(n, A, perm) != PIK_OK) {
+        return PIK_UNREACHABLE;
+    }
+    lu_solve(n, A, perm, b);
     return PIK_OK;
 }
 
 static pik_real norm3(const pik_real v[3]) { return pik_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
 
-/* Newton on the chain's pose error, plus (constraint given, 7 joints) one equation g(q) = 0 whose
- * gradient is taken by forward differences: the 7 x 7 system then pins the self-motion. */
 /* The pin: wrap(arm angle of q on the S-R-S model - psi) (a direct call: no function pointer, so the
  * footprint's stack analysis stays bounded). */
 static int pin_residual(const pik_srs_model *m, pik_real psi, const pik_real *q, pik_real *g_out)
@@ -213,12 +370,61 @@ static int pin_residual(const pik_srs_model *m, pik_real psi, const pik_real *q,
     return st;
 }
 
+/* The linear system of a Newton step at q, factored into A / perm (and J kept in Jf for the
+ * least-norm step): 6 joints J; 7 joints pinned, J with the pin's gradient as row 7; 7 joints free,
+ * J J^T (dq = J^T (J J^T)^-1 e). */
+static int factor_step(const zchain *z, const pik_srs_model *g, pik_real psi, pik_real *q, pik_real eg,
+                       const pik_real *J, pik_real *A, int perm[8], pik_real *Jf)
+{
+    int n = z->n, i, k, r;
+    if (n == 6 || g != 0) {
+        memcpy(A, J, sizeof(pik_real) * 6 * (size_t)n);
+        if (g != 0) { /* row 7: grad g . dq = -g */
+            /* The class model's arm angle is a function of q1..q4 only (the wrist centre and the
+             * elbow do not move with the wrist joints), so three entries are exactly 0; the other
+             * four by forward differences from g(q), already known. Their O(h) error only slows
+             * the last digits' convergence: the pin's residual itself is evaluated exactly. */
+            for (i = 0; i < 4; ++i) {
+                pik_real h = PIK_TOL(1e-7, 1e-3), save = q[i], gp;
+                int st;
+                q[i] = save + h;
+                st = pin_residual(g, psi, q, &gp);
+                q[i] = save;
+                if (st != PIK_OK) {
+                    return PIK_UNREACHABLE;
+                }
+                A[42 + i] = pik_wrap_pi(gp - eg) / h;
+            }
+            A[46] = A[47] = A[48] = 0;
+        }
+        return lu_factor(n, A, perm);
+    }
+    for (r = 0; r < 6; ++r) {
+        for (k = 0; k < 6; ++k) {
+            pik_real sum = 0;
+            for (i = 0; i < n; ++i) {
+                sum += J[r * n + i] * J[k * n + i];
+            }
+            A[6 * r + k] = sum;
+        }
+    }
+    memcpy(Jf, J, sizeof(pik_real) * 6 * (size_t)n);
+    return lu_factor(6, A, perm);
+}
+
+/* Newton on the chain's pose error, plus (constraint given, 7 joints) the pin g(q) = 0 as a seventh
+ * equation, so the 7 x 7 system fixes the self-motion. Steps reuse a factored system while each
+ * cuts the residual at least tenfold (chord steps; from a closed-form start the residual falls about
+ * 1e-4 -> 1e-8 -> 1e-11 -> 1e-14 -> 1e-16 on the start's factors), and refactor at the current point
+ * otherwise: pinned, one arm-angle gradient (four arm-angle evaluations) per solution instead of one
+ * per step; unpinned, Newton's first two steps then chord (1e-4 -> 1e-8 -> 1e-14 -> 1e-16). */
 static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, const pik_srs_model *g, pik_real psi,
                   pik_real *pos_err, pik_real *rot_err)
 {
-    pik_real R_t[9], p_t[3], q[PIK_CHAIN_MAX_JOINTS], e[7], J[6 * PIK_CHAIN_MAX_JOINTS], A[49], dq[PIK_CHAIN_MAX_JOINTS];
-    pik_real ep = PIK_HUGE, er = PIK_HUGE, eg = 0, travel;
-    int it, i, k, r, n, st;
+    pik_real R_t[9], p_t[3], q[PIK_CHAIN_MAX_JOINTS], e[7], J[6 * PIK_CHAIN_MAX_JOINTS], Jf[6 * PIK_CHAIN_MAX_JOINTS];
+    pik_real A[49], dq[PIK_CHAIN_MAX_JOINTS], ep = PIK_HUGE, er = PIK_HUGE, eg = 0, travel;
+    zchain z;
+    int perm[8], it, i, r, n, st, factored = 0;
     if (ch == 0 || T == 0 || q_rad == 0) {
         return PIK_ERR_NULL;
     }
@@ -234,71 +440,47 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, co
         return PIK_ERR_BAD_ARGUMENT;
     }
     memcpy(q, q_rad, sizeof(pik_real) * (size_t)n);
-    pik_chain_error(ch, q, R_t, p_t, e, J);
+    zchain_from(ch, &z);
+    zerror(&z, q, R_t, p_t, e, J);
     if (g != 0 && pin_residual(g, psi, q, &eg) != PIK_OK) {
         return PIK_UNREACHABLE;
     }
     for (it = 0; it <= PIK_CHAIN_MAX_ITER; ++it) {
         /* e, J (and eg) hold the values at q: from the line search's accepted point after step 1 */
+        pik_real before;
         ep = norm3(e);
         er = norm3(e + 3);
         if ((ep <= PIK_CHAIN_STOP_TOL && er <= PIK_CHAIN_STOP_TOL && pik_fabs(eg) <= PIK_CHAIN_STOP_TOL) ||
             it == PIK_CHAIN_MAX_ITER) {
             break;
         }
-        if (n == 6 || g != 0) {
-            for (i = 0; i < 6 * n; ++i) {
-                A[i] = J[i];
-            }
-            memcpy(dq, e, sizeof(pik_real) * 6);
-            if (g != 0) { /* row 7: grad g . dq = -g */
-                /* The class model's arm angle is a function of q1..q4 only (the wrist centre and the
-                 * elbow do not move with the wrist joints), so three entries are exactly 0; the other
-                 * four by forward differences from g(q), already known. Their O(h) error only slows
-                 * the last digits' convergence: the pin's residual itself is evaluated exactly. */
-                for (i = 0; i < 4; ++i) {
-                    pik_real h = PIK_TOL(1e-7, 1e-3), save = q[i], gp;
-                    q[i] = save + h;
-                    st = pin_residual(g, psi, q, &gp);
-                    q[i] = save;
-                    if (st != PIK_OK) {
-                        return PIK_UNREACHABLE;
-                    }
-                    A[42 + i] = pik_wrap_pi(gp - eg) / h;
-                }
-                A[46] = A[47] = A[48] = 0;
-                dq[6] = -eg;
-            }
-            if (pik_solve_dense(n, A, dq) != PIK_OK) {
+        if (!factored) {
+            if (factor_step(&z, g, psi, q, eg, J, A, perm, Jf) != PIK_OK) {
                 return PIK_UNREACHABLE;
             }
+            factored = 1;
+        }
+        if (n == 6 || g != 0) {
+            memcpy(dq, e, sizeof(pik_real) * 6);
+            dq[6] = -eg;
+            lu_solve(n, A, perm, dq);
         } else { /* least-norm step: (J J^T) y = e, dq = J^T y */
             pik_real y[6];
-            for (r = 0; r < 6; ++r) {
-                for (k = 0; k < 6; ++k) {
-                    pik_real s = 0;
-                    for (i = 0; i < n; ++i) {
-                        s += J[r * n + i] * J[k * n + i];
-                    }
-                    A[6 * r + k] = s;
-                }
-                y[r] = e[r];
-            }
-            if (pik_solve_dense(6, A, y) != PIK_OK) {
-                return PIK_UNREACHABLE;
-            }
+            memcpy(y, e, sizeof y);
+            lu_solve(6, A, perm, y);
             for (i = 0; i < n; ++i) {
                 dq[i] = 0;
                 for (r = 0; r < 6; ++r) {
-                    dq[i] += J[r * n + i] * y[r];
+                    dq[i] += Jf[r * n + i] * y[r];
                 }
             }
         }
+        before = ep + er + pik_fabs(eg);
         {
             /* Damped where a full step would grow the residual (near a singularity the closed
              * form's start can sit outside Newton's basin): halve it up to four times. */
-            pik_real e_try[7], q_try[PIK_CHAIN_MAX_JOINTS], before = ep + er + pik_fabs(eg), scale = 1, g_try = 0;
-            int half;
+            pik_real e_try[7], q_try[PIK_CHAIN_MAX_JOINTS], scale = 1, g_try = 0, after = PIK_HUGE;
+            int half, pin_ok = 1;
             for (half = 0; half < 5; ++half, scale *= PIK_R(0.5)) {
                 g_try = 0;
                 for (i = 0; i < n; ++i) {
@@ -307,20 +489,26 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, co
                 if (!pik_finite_n(q_try, n)) {
                     return PIK_UNREACHABLE;
                 }
-                pik_chain_error(ch, q_try, R_t, p_t, e_try, J); /* J too: the next step's */
-                if (g != 0 && pin_residual(g, psi, q_try, &g_try) != PIK_OK) {
+                zerror(&z, q_try, R_t, p_t, e_try, J); /* J too: the next factorisation's */
+                pin_ok = g == 0 || pin_residual(g, psi, q_try, &g_try) == PIK_OK;
+                if (!pin_ok) {
                     continue;
                 }
-                if (norm3(e_try) + norm3(e_try + 3) + pik_fabs(g_try) < before) {
+                after = norm3(e_try) + norm3(e_try + 3) + pik_fabs(g_try);
+                if (after < before) {
                     break;
                 }
             }
-            if (g != 0 && pin_residual(g, psi, q_try, &g_try) != PIK_OK) {
+            if (!pin_ok) {
                 return PIK_UNREACHABLE;
             }
             memcpy(q, q_try, sizeof(pik_real) * (size_t)n);
             memcpy(e, e_try, sizeof(pik_real) * 6);
             eg = g_try;
+            /* A fresh Jacobian for the next step after a chord step that did not cut the residual
+             * tenfold, and (unpinned: a factorisation costs less than the walk a slower chord
+             * step adds) after the first step. */
+            factored = half == 0 && after <= PIK_R(0.1) * before && (g != 0 || it > 0);
         }
     }
     travel = 0;
