@@ -168,6 +168,28 @@ def test_holding_still_next_to_a_wrist_singularity_returns_q(name, base, tip, jo
         assert np.abs(fk_ref(got) - T).max() <= 1e-12
 
 
+def test_ik_polishing_only_the_winner_chooses_as_the_full_selection():
+    """ik / ik_batch of a near-class 6R arm polish only the winner away from singularities
+    (pik_arm6_select_near_class); select polishes every solution. Both must choose the same."""
+    arm, fk_ref = _build(*NEAR[0])
+    rng = np.random.default_rng(15)
+    Q = rng.uniform(0.9 * arm.lower, 0.9 * arm.upper, size=(400, 6))
+    Ts = np.array([fk_ref(q) for q in Q])
+    Qc = Q + rng.normal(0, 0.05, size=Q.shape)
+    batch = arm.ik_batch(Ts, Qc)
+    for T, qc, qb, ok in zip(Ts, Qc, batch.q, batch.ok):
+        try:
+            full = arm.select(T, qc).q
+        except piperik.NoSolutionError:
+            with pytest.raises(piperik.NoSolutionError):
+                arm.ik(T, qc)
+            assert not ok
+            continue
+        got = arm.ik(T, qc)
+        assert np.abs(got - full).max() <= 1e-12 and np.abs(qb - full).max() <= 1e-12
+        assert np.abs(fk_ref(got) - T).max() <= 1e-12
+
+
 @pytest.mark.parametrize("name,base,tip,reason,miss_mm", REFUSED)
 def test_arms_outside_the_classes_are_refused_with_the_measured_reason(name, base, tip, reason, miss_mm):
     with pytest.raises(ValueError) as e:

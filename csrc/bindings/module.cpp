@@ -716,8 +716,13 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
                 pik_select_options o = base;
                 const double *cur = qc.data ? (qc.per_row ? qc.data + 6 * i : qc.data) : nullptr;
                 o.branch_current = qc.per_row ? static_cast<int>(pik_arm6_branch(&m_, cur)) : shared_branch;
-                int st = pik_arm6_ik_ex(&m_, Td + 16 * i, cur, PIK_IK_ONLY_IN_LIMITS, &set);
+                int st = cur && m_.chain ? pik_arm6_select_near_class(&m_, Td + 16 * i, cur, &o, -1.0, &sel)
+                                         : PIK_ARM6_FULL_SELECTION;
                 if (st == PIK_OK) {
+                    if (sel.step_exceeded) {
+                        st = PIK_STEP_TOO_LARGE;
+                    }
+                } else if ((st = pik_arm6_ik_ex(&m_, Td + 16 * i, cur, PIK_IK_ONLY_IN_LIMITS, &set)) == PIK_OK) {
                     st = pik_select(&set, m_.lower_rad, m_.upper_rad, cur, &o, &sel);
                     if (st == PIK_OK && sel.step_exceeded) {
                         st = PIK_STEP_TOO_LARGE;
@@ -800,6 +805,12 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
         darray T = as_double_array(T_obj, "T");
         if (T.ndim() != 2 || T.shape(0) != 4 || T.shape(1) != 4) {
             throw py::value_error("T: expected a 4x4 homogeneous transform, got shape " + shape_str(T));
+        }
+        // ik (options = PIK_IK_ONLY_IN_LIMITS) of a near-class arm: only the winner polished where
+        // that gives the same choice (pik_select.h); select keeps the full set (index = ik_all row).
+        if (m_.chain && qc.data && options == PIK_IK_ONLY_IN_LIMITS &&
+            pik_arm6_select_near_class(&m_, T.data(), qc.data, &opts, -1.0, &sel) == PIK_OK) {
+            return;
         }
         int st = pik_arm6_ik_ex(&m_, T.data(), qc.data, options, &set);
         if (st != PIK_OK && st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS) {

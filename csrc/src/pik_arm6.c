@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "pik_math.h"
+#include "pik_select_internal.h"
 #include "pik_tool.h"
 
 #include "piperik/pik_arm6.h"
@@ -736,15 +737,15 @@ static int near_edge(const pik_solution_set *set)
  * carried into its own frames, inv(T_base) T inv(T_tool) inv(T_flange); with a chain each solution
  * is then Newton-polished onto the chain's FK of the flange pose T inv(T_tool), its in-limit flag
  * taken again, and a solution that does not converge is dropped and counted. */
-static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
-                                      unsigned options, pik_solution_set *out)
+/* The class-model half of ik_described: the pose carried into the DH model's frames, solved there
+ * (every solution, limits not applied: with a chain they are checked after the polish, which moves
+ * each joint a little). dh receives the model without frames or chain, T_flange_pose the chain's
+ * target T inv(T_tool), T_dh the class model's. */
+static int described_class(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad, unsigned options,
+                           pik_arm6_model *dh, pik_real T_flange_pose[16], pik_real T_dh[16], pik_solution_set *out)
 {
-    pik_arm6_model dh = *m;
-    pik_real R[9], p[3], T_flange_pose[16], T_dh[16];
-    pik_solution cand[PIK_MAX_SOLUTIONS]; /* candidates from the pulled pose */
-    int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0, status, k, i, n = 0, any_polished = 0, n_cand = 0;
-    int edge;
-    status = pik_pose_check(T, R, p, 0);
+    pik_real R[9], p[3];
+    int status = pik_pose_check(T, R, p, 0);
     if (status != PIK_OK) {
         out->count = 0;
         out->dof = 6;
@@ -752,6 +753,7 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
         out->unpolished = 0;
         return status;
     }
+    *dh = *m;
     if (pik_tool_present(m->T_tool)) {
         pik_tool_strip(m->T_tool, R, p);
     }
@@ -763,12 +765,26 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
         pik_tool_strip(m->T_flange, R, p);
     }
     pik_frame_pack(R, p, T_dh);
-    memset(dh.T_tool, 0, sizeof dh.T_tool);
-    memset(dh.T_base, 0, sizeof dh.T_base);
-    memset(dh.T_flange, 0, sizeof dh.T_flange);
-    dh.chain = 0;
-    /* with a chain the limits are checked after the polish, which moves each joint a little */
-    status = pik_arm6_ik_ex(&dh, T_dh, seed_q_rad, m->chain != 0 ? 0u : options, out);
+    memset(dh->T_tool, 0, sizeof dh->T_tool);
+    memset(dh->T_base, 0, sizeof dh->T_base);
+    memset(dh->T_flange, 0, sizeof dh->T_flange);
+    dh->chain = 0;
+    return pik_arm6_ik_ex(dh, T_dh, seed_q_rad, m->chain != 0 ? 0u : options, out);
+}
+
+/* An arm with its description's frames or chain: the DH model (without them) solves the pose
+ * carried into its own frames, inv(T_base) T inv(T_tool) inv(T_flange); with a chain each solution
+ * is then Newton-polished onto the chain's FK of the flange pose T inv(T_tool), its in-limit flag
+ * taken again, and a solution that does not converge is dropped and counted. */
+static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[16], const pik_real *seed_q_rad,
+                                      unsigned options, pik_solution_set *out)
+{
+    pik_arm6_model dh;
+    pik_real T_flange_pose[16], T_dh[16];
+    pik_solution cand[PIK_MAX_SOLUTIONS]; /* candidates from the pulled pose */
+    int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0, status, k, i, n = 0, any_polished = 0, n_cand = 0;
+    int edge;
+    status = described_class(m, T, seed_q_rad, options, &dh, T_flange_pose, T_dh, out);
     if (m->chain == 0) {
         return status;
     }
@@ -882,6 +898,63 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
     }
 #endif
     return m->reversed_joints ? ik_reversed(m, T, seed_q_rad, options, out) : ik_offsets(m, T, seed_q_rad, options, out);
+}
+
+int pik_arm6_select_near_class(const pik_arm6_model *m, const pik_real T[16], const pik_real *q_current_rad,
+                               const pik_select_options *opts, pik_real singularity_current, pik_selection *sel)
+{
+    pik_arm6_model dh;
+    pik_real T_flange_pose[16], T_dh[16];
+    pik_solution_set set;
+    pik_solution s;
+    int st, i, w, in = 1, admit = 1, before = 0;
+    if (m == 0 || m->chain == 0 || q_current_rad == 0 || sel == 0 || T == 0 || described(m) == 0) {
+        return PIK_ARM6_FULL_SELECTION;
+    }
+    st = described_class(m, T, q_current_rad, 0u, &dh, T_flange_pose, T_dh, &set);
+    /* Next to a singularity the chain's solution nearest q_current may have no class start (the
+     * full path then also polishes from q_current): q_current's measure decides, as a controller's
+     * q_current is next to the configuration it asks for. */
+    if (st != PIK_OK || pik_arm6_singularity(&dh, q_current_rad) < PIK_CHAIN_EDGE_SINGULARITY) {
+        return PIK_ARM6_FULL_SELECTION;
+    }
+    st = pik_select_scored(&set, m->lower_rad, m->upper_rad, q_current_rad, singularity_current, opts, sel);
+    if (st != PIK_OK) {
+        return PIK_ARM6_FULL_SELECTION; /* the full path gives the status, from polished solutions */
+    }
+    w = sel->index;
+    s = set.sol[w];
+    if (s.singularity < PIK_CHAIN_EDGE_SINGULARITY) {
+        return PIK_ARM6_FULL_SELECTION;
+    }
+    if (pik_chain_polish(m->chain, T_flange_pose, s.q_rad, &s.pos_err_m, &s.rot_err_rad) != PIK_OK) {
+        return PIK_ARM6_FULL_SELECTION;
+    }
+    for (i = 0; i < 6; ++i) {
+        s.q_rad[i] = pik_wrap_pi(s.q_rad[i]);
+        in &= pik_within(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+        admit &= admissible(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+    }
+    if (!admit) {
+        return PIK_ARM6_FULL_SELECTION;
+    }
+    for (i = 0; i < w; ++i) { /* the winner's place among the solutions ik_ex would return */
+        const pik_real *q = set.sol[i].q_rad;
+        int k, ok = 1;
+        for (k = 0; k < 6; ++k) {
+            ok &= admissible(pik_wrap_pi(q[k]), m->lower_rad[k], m->upper_rad[k]);
+        }
+        before += ok;
+    }
+    s.flags = (s.flags & ~PIK_FLAG_IN_LIMITS) | PIK_FLAG_POLISHED | (in ? PIK_FLAG_IN_LIMITS : 0u);
+    set.count = 1;
+    set.sol[0] = s;
+    st = pik_select_scored(&set, m->lower_rad, m->upper_rad, q_current_rad, singularity_current, opts, sel);
+    if (st != PIK_OK) {
+        return PIK_ARM6_FULL_SELECTION;
+    }
+    sel->index = before;
+    return PIK_OK;
 }
 
 uint32_t pik_arm6_branch(const pik_arm6_model *m, const pik_real q_rad[6])

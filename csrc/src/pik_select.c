@@ -107,6 +107,7 @@ int pik_arm6_select(const pik_arm6_model *model, const pik_real T[16], const pik
                     const pik_select_options *opts, pik_selection *sel)
 {
     pik_solution_set set;
+    pik_real sing_current;
     int st;
     if (sel == 0) {
         return PIK_ERR_NULL;
@@ -118,10 +119,16 @@ int pik_arm6_select(const pik_arm6_model *model, const pik_real T[16], const pik
     if (q_current_rad && !pik_finite_n(q_current_rad, 6)) {
         return PIK_ERR_BAD_ARGUMENT;
     }
+    sing_current = q_current_rad ? pik_arm6_singularity(model, q_current_rad) : PIK_R(-1.0);
+    if (model->chain != 0 && q_current_rad != 0) {
+        st = pik_arm6_select_near_class(model, T, q_current_rad, opts, sing_current, sel);
+        if (st != PIK_ARM6_FULL_SELECTION) {
+            return st;
+        }
+    }
     st = pik_arm6_ik_ex(model, T, q_current_rad, PIK_IK_ONLY_IN_LIMITS, &set);
     if (st != PIK_OK) {
         return st;
     }
-    return pik_select_scored(&set, model->lower_rad, model->upper_rad, q_current_rad,
-                             q_current_rad ? pik_arm6_singularity(model, q_current_rad) : PIK_R(-1.0), opts, sel);
+    return pik_select_scored(&set, model->lower_rad, model->upper_rad, q_current_rad, sing_current, opts, sel);
 }

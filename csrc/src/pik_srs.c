@@ -144,6 +144,31 @@ static void canonical_fk(const pik_srs_model *m, const pik_real s[7], const pik_
     }
 }
 
+/* The wrist centre W (frame 0) and R03 from the sines / cosines of joints 1..4 only: W is where
+ * canonical_fk stands after joint 5's translation (d_ew along z4); joints 5..7 turn about axes through
+ * it (d = 0 between them, the flange offset d_wf along z6 = z7). The arm angle needs nothing else. */
+static void wrist_centre_fk(const pik_srs_model *m, const pik_real s[4], const pik_real c[4], pik_real W[3],
+                            pik_real R03_out[9])
+{
+    const pik_real d[4] = {m->d_bs_m, 0, m->d_se_m, 0};
+    pik_real R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, Rn[9];
+    int i, k;
+    W[0] = W[1] = W[2] = 0;
+    for (i = 0; i < 4; ++i) {
+        for (k = 0; k < 3; ++k) {
+            W[k] += R[3 * k + 2] * d[i];
+        }
+        mul_dh(R, i, s[i], c[i], Rn);
+        memcpy(R, Rn, sizeof R);
+        if (i == 2) {
+            memcpy(R03_out, R, sizeof R);
+        }
+    }
+    for (k = 0; k < 3; ++k) {
+        W[k] += R[3 * k + 2] * m->d_ew_m;
+    }
+}
+
 static void joint_sincos7(const pik_srs_model *m, const pik_real q[7], pik_real s[7], pik_real c[7])
 {
     int i;
@@ -664,7 +689,7 @@ void pik_srs_shoulder_point(const pik_srs_model *m, pik_real s[3])
 
 int pik_srs_arm_angle(const pik_srs_model *m, const pik_real q_rad[7], pik_real *psi_rad_out)
 {
-    pik_real s[7], c[7], R07[9], p7[3], R03[9], W[3], xsw[3], L, u[3], Rref[9], M[9], t4;
+    pik_real s[4], c[4], R03[9], W[3], xsw[3], L, u[3], Rref[9], M[9], t4;
     uint32_t sing = 0u;
     int k, gc4;
     if (m == 0 || q_rad == 0 || psi_rad_out == 0) {
@@ -673,10 +698,11 @@ int pik_srs_arm_angle(const pik_srs_model *m, const pik_real q_rad[7], pik_real 
     if (!pik_finite_n(q_rad, 7)) {
         return PIK_ERR_NONFINITE;
     }
-    joint_sincos7(m, q_rad, s, c);
-    canonical_fk(m, s, c, R07, p7, R03);
+    for (k = 0; k < 4; ++k) {
+        pik_sincos_r(srs_theta_of_q(m, k, q_rad[k]), &s[k], &c[k]);
+    }
+    wrist_centre_fk(m, s, c, W, R03);
     for (k = 0; k < 3; ++k) {
-        W[k] = p7[k] - m->d_wf_m * R07[3 * k + 2];
         xsw[k] = W[k];
     }
     xsw[2] -= m->d_bs_m;

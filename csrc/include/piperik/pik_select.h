@@ -37,6 +37,24 @@ int pik_select(const pik_solution_set *set, const pik_real *lower_rad, const pik
 int pik_arm6_select(const pik_arm6_model *model, const pik_real T[16], const pik_real *q_current_rad,
                     const pik_select_options *opts, pik_selection *sel);
 
+/*
+ * The fast half of pik_arm6_select for a near-class arm (model->chain set) with q_current, as the
+ * Python bindings' ik and ik_batch use it: away from singularities and the workspace's edge the
+ * selection is made among the class model's solutions and only the winner is polished onto the
+ * chain (one Newton polish instead of one per solution; polishing moves a solution by ~1e-4 rad,
+ * far less than what separates solutions there). singularity_current: q_current's singularity
+ * measure for the relative penalty, or < 0 for the absolute one (as pik_select). Returns PIK_OK with
+ * sel filled (sel->index counts the admissible class solutions before the winner), or
+ * PIK_ARM6_FULL_SELECTION when the full path (pik_arm6_ik_ex + pik_select) must decide, which also
+ * reports bad input and why nothing qualifies: no chain or q_current, q_current or the winner
+ * within 0.05 of a singularity (pik_arm6_singularity; the chain may have solutions there that no
+ * closed-form start reaches), no admissible class solution, or a winner whose polish fails or leaves
+ * the limits.
+ */
+#define PIK_ARM6_FULL_SELECTION 1
+int pik_arm6_select_near_class(const pik_arm6_model *model, const pik_real T[16], const pik_real *q_current_rad,
+                               const pik_select_options *opts, pik_real singularity_current, pik_selection *sel);
+
 #ifdef __cplusplus
 }
 #endif
