@@ -20,6 +20,9 @@ Rows, NERO and iiwa 14 (7-DOF):
                   solution + 0.01 rad, as in a control loop)
   Python ik_all(T, psi), feasible_arm_angles(T), ik(T, q_current) per call; ik_batch per pose
   Pinocchio DLS   as above, on the same poses
+Tools and near-class descriptions: the preset against the same arm with a tool (flange -> TCP), and
+  against a URDF only near the class (piperik.from_urdf: each solution polished onto the file's own
+  kinematics), interleaved in one run on the same joint configurations; ratio = this arm / preset.
 
 The machine is shared and noisy: compare rows within one run, and read medians. Per-call
 statistics include the timer's own cost (reported as "timer overhead").
@@ -251,10 +254,55 @@ def bench_paths(repeats: int) -> None:
         print(f"| {type(arm).__name__} | {ms:.2f} ms | {ms * 1000 / 1000:.2f} us | {dls} | median of {repeats} runs |")
 
 
+def bench_described(n: int, repeats: int, seed: int) -> None:
+    """What a tool frame and a near-class description (a URDF only near the class: every solution
+    Newton-polished onto it) cost over the preset, on the same joint configurations."""
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parent.parent / "tests" / "data"
+    tool = piperik.pose_from_xyz_rpy([0.0, 0.0, 0.145], [0.0, 0.0, 0.5])
+    cases = [("PiPER + tool", piperik.Piper(), piperik.Piper(tool=tool)),
+             ("iiwa 14 + tool", piperik.Iiwa14(), piperik.Iiwa14(tool=tool))]
+    for label, name, base, tip, preset in (
+            ("PiPER, AgileX URDF (polished)", "piper_agilex.urdf", "base_link", "link6", piperik.Piper()),
+            ("NERO, AgileX URDF (polished)", "nero_agx.urdf", "base_link", "link7", piperik.Nero()),
+            ("iiwa 14, ROS-I URDF (polished)", "more/iiwa14_rosindustrial_lbr_iiwa_14_r820.urdf", "base_link",
+             "tool0", piperik.Iiwa14())):
+        if (data / name).exists():  # the test data is in a checkout, not in an installed package
+            cases.append((label, preset, piperik.from_urdf(data / name, base, tip)))
+    print(f"\n### Tools and near-class descriptions: {n} configurations (seed {seed}), same run\n")
+    print("| arm | call | preset | this arm | ratio |")
+    print("|---|---|---|---|---|")
+    for label, ref, arm in cases:
+        rng = np.random.default_rng(seed)
+        lo, hi = np.asarray(arm.lower), np.asarray(arm.upper)
+        Q = lo + (hi - lo) * (0.05 + 0.9 * rng.random((n, arm.dof)))
+        Qc = np.clip(Q + 0.01, lo, hi)
+        calls = []
+        for a in (ref, arm):
+            Ts = a.fk(Q)
+            if a.dof == 6:
+                all_args = [(T,) for T in Ts]
+            else:
+                psis = ref.arm_angle(Q)
+                all_args = [(T, p) for T, p in zip(Ts, psis)]
+            calls.append({"ik_all": (a.ik_all, all_args), "ik(T, q_current)": (a.ik, list(zip(Ts, Qc))),
+                          "ik_batch, per pose": (lambda Ts=Ts, a=a: a.ik_batch(Ts, Qc), [()])})
+        for what in calls[0]:
+            times = ([], [])
+            for _ in range(repeats):  # interleaved, so both columns see the same machine load
+                for k in (0, 1):
+                    fn, args = calls[k][what]
+                    t = loop_mean_ns(fn, args, 1)
+                    times[k].append(t / n if what.startswith("ik_batch") else t)
+            a, b = statistics.median(times[0]), statistics.median(times[1])
+            print(f"| {label} | {what} | {a / 1000:.2f} us | {b / 1000:.2f} us | {b / a:.2f} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer poses and repeats")
-    ap.add_argument("--robot", choices=["piper", "nero", "iiwa14", "paths", "all"], default="all")
+    ap.add_argument("--robot", choices=["piper", "nero", "iiwa14", "paths", "described", "all"], default="all")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     n = 1000 if args.quick else 2000
@@ -273,6 +321,8 @@ def main() -> int:
         bench_srs(piperik.Iiwa14(), n, repeats, n_dls, args.seed)
     if args.robot in ("paths", "all"):
         bench_paths(repeats)
+    if args.robot in ("described", "all"):
+        bench_described(n // 4, repeats, args.seed)
     return 0
 
 

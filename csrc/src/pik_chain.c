@@ -414,8 +414,8 @@ static int factor_step(const zchain *z, const pik_srs_model *g, pik_real psi, pi
 
 /* Newton on the chain's pose error, plus (constraint given, 7 joints) the pin g(q) = 0 as a seventh
  * equation, so the 7 x 7 system fixes the self-motion. Steps reuse a factored system while each
- * cuts the residual at least tenfold (chord steps; from a closed-form start the residual falls about
- * 1e-4 -> 1e-8 -> 1e-11 -> 1e-14 -> 1e-16 on the start's factors), and refactor at the current point
+ * cuts the residual at least a hundredfold (chord steps; from a closed-form start the residual falls
+ * about 1e-4 -> 1e-8 -> 1e-11 -> 1e-14 -> 1e-16 on the start's factors), and refactor at the current point
  * otherwise: pinned, one arm-angle gradient (four arm-angle evaluations) per solution instead of one
  * per step; unpinned, Newton's first two steps then chord (1e-4 -> 1e-8 -> 1e-14 -> 1e-16). */
 static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, const pik_srs_model *g, pik_real psi,
@@ -506,9 +506,9 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, co
             memcpy(e, e_try, sizeof(pik_real) * 6);
             eg = g_try;
             /* A fresh Jacobian for the next step after a chord step that did not cut the residual
-             * tenfold, and (unpinned: a factorisation costs less than the walk a slower chord
+             * a hundredfold, and (unpinned: a factorisation costs less than the walk a slower chord
              * step adds) after the first step. */
-            factored = half == 0 && after <= PIK_R(0.1) * before && (g != 0 || it > 0);
+            factored = half == 0 && after <= PIK_R(0.01) * before && (g != 0 || it > 0);
         }
     }
     travel = 0;
