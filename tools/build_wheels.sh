@@ -107,32 +107,34 @@ log "sdist $(basename "$SDIST")"
 
 # ---- cross-compiler wrappers: one `cc` that compiles C as C and .cpp as C++, and `ar` ----------
 # C++: -Os, or clang's -Oz for size (zig cc maps -Oz to -Os; -Xclang passes the real one), LTO.
-# C: no unwind tables; LTO in the speed profile (setup.py's -O2 stands: its flags come later).
+# C: no unwind tables; LTO in the speed profile (setup.py's -O2 stands: its flags come later), on the
+# C objects alone (CORE_LTO, the c++ wrapper's link).
 C_COMPILE_FLAGS="-fno-asynchronous-unwind-tables -fno-unwind-tables"
+CORE_LTO=0
 if [[ $WHEEL_PROFILE == size ]]; then
     CXX_COMPILE_FLAGS="-Os -Xclang -Oz -flto"
 else
     CXX_COMPILE_FLAGS="-Os -flto"
     C_COMPILE_FLAGS+=" -flto"
+    CORE_LTO=1
 fi
 # C files that no IK call runs, built for size after setup.py's -O2: the firmware simulator (its IK calls
 # are the core's -O2 code) and the model / status tables. The IK, selection, paths, trig and the codec
 # (benchmarks/bench_bridge.py measures it) keep -O2.
 COLD_C_SOURCES="fw_core.c fw_posix.c pik_models.c pik_status.c"
 COLD_C_FLAGS="-Os"
-# size profile: the module's one dynamic symbol (everything else local, so --gc-sections may drop it)
-EXPORTS_LD=
-if [[ $WHEEL_PROFILE == size ]]; then
-    printf '{\n  global: PyInit__core;\n  local: *;\n};\n' >"$WORK_DIR/exports.map"
-    EXPORTS_LD="-Wl,--version-script=$WORK_DIR/exports.map"
-fi
+# The module's one dynamic symbol, PyInit__core: every other symbol local, so calls into the C core are
+# direct (no PLT), --gc-sections may drop what nothing calls, and .dynsym / .dynstr hold only imports.
+printf '{\n  global: PyInit__core;\n  local: *;\n};\n' >"$WORK_DIR/exports.map"
+EXPORTS_LD="-Wl,--version-script=$WORK_DIR/exports.map"
 write_wrappers() {  # arch -> directory with cc and ar for that target
-    local arch=$1 dir=$WORK_DIR/cross-$arch/bin
+    local arch=$1 dir=$WORK_DIR/cross-$arch/bin emulation
+    case $arch in x86_64) emulation=elf_x86_64 ;; aarch64) emulation=aarch64linux ;; *) die "no lld emulation for $arch" ;; esac
     mkdir -p "$dir"
     cat >"$dir/cc" <<EOF
 #!/bin/sh
 # zig cc for $arch-linux-gnu.$GLIBC_VERSION; C++ sources (and links of C++ objects) go to zig c++.
-# Compiles of C++ get -Os and LTO, compiles of C no unwind tables; the flags of setup.py come after
+# Compiles of C++ get -Os (-Oz) and LTO, compiles of C no unwind tables; the flags of setup.py come after
 # these, so its -O2 for the C core stands.
 mode=cc
 lang_flags=
@@ -151,6 +153,38 @@ EOF
 # zig c++ (setuptools >= 72 compiles C++ sources with CXX, older ones with CC)
 lang_flags=
 for a in "\$@"; do case "\$a" in *.cpp|*.cc|*.cxx) lang_flags="$CXX_COMPILE_FLAGS";; esac; done
+# Speed profile, the module's link: the C core's static libraries (LTO bitcode, piperik_core and
+# piperik_fw) are first linked on their own into one native object (ld.lld -r: LTO at -O2 across the C
+# files only), which takes the place of their -l options. The C core keeps the cross-file inlining of
+# LTO, and the bindings' LTO cannot inline C functions into -Os binding code (which ran them 25-30 %
+# slower); the exports map makes them local, so the calls are direct.
+if [ $CORE_LTO = 1 ]; then
+    case " \$* " in *" -shared "*)
+        libdirs= archives= core=
+        for a in "\$@"; do case "\$a" in -L*) libdirs="\$libdirs \${a#-L}";; esac; done
+        for a in "\$@"; do
+            shift
+            case "\$a" in
+                -lpiperik_core|-lpiperik_fw)
+                    for d in \$libdirs; do
+                        lib="\$d/lib\${a#-l}.a"
+                        if [ -f "\$lib" ]; then
+                            case " \$archives " in *" \$lib "*) ;; *) archives="\$archives \$lib";; esac
+                            core="\$d/piperik_c_lto.o"
+                            break
+                        fi
+                    done
+                    continue;;
+            esac
+            set -- "\$@" "\$a"
+        done
+        if [ -n "\$core" ]; then
+            "$TOOLS/bin/python" -m ziglang ld.lld -r -m $emulation --lto-O2 -o "\$core" \
+                --whole-archive \$archives --no-whole-archive || exit 1
+            set -- "\$core" "\$@"
+        fi;;
+    esac
+fi
 exec "$TOOLS/bin/python" -m ziglang c++ -target $arch-linux-gnu.$GLIBC_VERSION \$lang_flags "\$@"
 EOF
     cat >"$dir/ar" <<EOF
