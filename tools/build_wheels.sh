@@ -16,20 +16,30 @@
 # each wheel: stripped module, no test sources, size under WHEEL_MAX_KB.
 #
 # The extension is built for size, not as setup.py's defaults, in one of two profiles
-# (WHEEL_PROFILE); speed measured on cp311 x86-64 against the wheels before, best of 12 x 15
-# batches on a loaded 2-core machine (README, "On a Raspberry Pi", has the tables):
+# (WHEEL_PROFILE); speed measured on cp312 x86-64 against the wheels before, interleaved runs on a
+# loaded 2-core machine (README, "On a Raspberry Pi", has the tables). Sizes with zig 0.17.1 and the
+# tree of 2026-12-03 (the 7-DOF search, pik_chain and from_urdf made every wheel ~50 KB larger than
+# the 310-343 KB measured on 2026-12-02):
 #
-#   speed (default)  pybind11 3.1.0, the pybind11 module at -Os + LTO, the C core at setup.py's -O2
-#                    and LTO (its functions keep their dynamic symbols, so the linker cannot inline
-#                    them into -Os binding code). Speed of the wheels before: every C-core and Python
-#                    row of benchmarks/bench_ik.py within the noise (0.94-1.03), results bit-identical.
-#                    Wheels 310-343 KB: over WHEEL_MAX_KB 300, and the check says so (exit 1).
+#   speed (default)  pybind11 3.1.0, the pybind11 module at -Os + LTO (its set-up function,
+#                    pybind11_init__core, minsize: it runs once per import), the C core at setup.py's
+#                    -O2 with LTO among the C files alone: the c++ wrapper links the core's two static
+#                    libraries into one native object first (ld.lld -r, CORE_LTO), so the core keeps
+#                    LTO's cross-file inlining and the bindings' LTO cannot inline C functions into -Os
+#                    binding code; one exported symbol (a version script: PyInit__core; the core reaches
+#                    other extensions only through the _C_API capsule), so the calls into the C core
+#                    are direct, not through the PLT, and --gc-sections drops what nothing calls.
+#                    Wheels 345-377 KB (were 354-394 KB with the core in the module's LTO and every C
+#                    symbol exported), every bench_ik.py row 0.92-1.06 of the wheels before (the noise;
+#                    per-call minima 0.98-1.01, PiPER ik_all 1.02-1.03), results bit-identical. Over WHEEL_MAX_KB 300, and the
+#                    check says so (exit 1).
 #   size             pybind11 2.13.6 (~11 KB smaller compressed: no vectorcall dispatch), the module at
-#                    clang -Oz + LTO, the C core as native -O2 objects without LTO, one exported symbol
-#                    (a version script: the core reaches other extensions only through the _C_API
-#                    capsule). Wheels 285-296 KB, results bit-identical; but every Python call is
-#                    slower, ~0.2 us (ik_all +20 %, fk +40 %) from pybind11 2.13 and -Oz, and the 7-DOF
-#                    C-core ik +5 % without LTO (the -O2 code of each file, no cross-file inlining).
+#                    clang -Oz + LTO, the C core as native -O2 objects without LTO, the same exports map.
+#                    342 KB (cp312 x86-64), results bit-identical; but every Python call is slower,
+#                    ~0.2 us (ik_all +20 %, fk +40 %) from pybind11 2.13 and -Oz, and the 7-DOF C-core
+#                    ik without LTO (the -O2 code of each file, no cross-file inlining; a unity build of
+#                    the C files, one -O2 translation unit, is as slow: +17-40 % here). -Oz bindings
+#                    with pybind11 3.1 alone: 21 KB smaller module compressed, but fk +16 %, ik_all +9 %.
 #
 # Both: -ffp-contract=off keeps clang from fusing a*b+c into FMA, so results match the gcc -std=c99
 # build; the C files no IK call runs (COLD_C_SOURCES: the firmware simulator, model and status
