@@ -16,20 +16,30 @@
 # each wheel: stripped module, no test sources, size under WHEEL_MAX_KB.
 #
 # The extension is built for size, not as setup.py's defaults, in one of two profiles
-# (WHEEL_PROFILE); speed measured on cp311 x86-64 against the wheels before, best of 12 x 15
-# batches on a loaded 2-core machine (README, "On a Raspberry Pi", has the tables):
+# (WHEEL_PROFILE); speed measured on cp312 x86-64 against the wheels before, interleaved runs on a
+# loaded 2-core machine (README, "On a Raspberry Pi", has the tables). Sizes with zig 0.17.1 and the
+# tree of 2026-12-03 (the 7-DOF search, pik_chain and from_urdf made every wheel ~50 KB larger than
+# the 310-343 KB measured on 2026-12-02):
 #
-#   speed (default)  pybind11 3.1.0, the pybind11 module at -Os + LTO, the C core at setup.py's -O2
-#                    and LTO (its functions keep their dynamic symbols, so the linker cannot inline
-#                    them into -Os binding code). Speed of the wheels before: every C-core and Python
-#                    row of benchmarks/bench_ik.py within the noise (0.94-1.03), results bit-identical.
-#                    Wheels 310-343 KB: over WHEEL_MAX_KB 300, and the check says so (exit 1).
+#   speed (default)  pybind11 3.1.0, the pybind11 module at -Os + LTO (its set-up function,
+#                    pybind11_init__core, minsize: it runs once per import), the C core at setup.py's
+#                    -O2 with LTO among the C files alone: the c++ wrapper links the core's two static
+#                    libraries into one native object first (ld.lld -r, CORE_LTO), so the core keeps
+#                    LTO's cross-file inlining and the bindings' LTO cannot inline C functions into -Os
+#                    binding code; one exported symbol (a version script: PyInit__core; the core reaches
+#                    other extensions only through the _C_API capsule), so the calls into the C core
+#                    are direct, not through the PLT, and --gc-sections drops what nothing calls.
+#                    Wheels 345-377 KB (were 354-394 KB with the core in the module's LTO and every C
+#                    symbol exported), every bench_ik.py row 0.92-1.06 of the wheels before (the noise;
+#                    per-call minima 0.98-1.01, PiPER ik_all 1.02-1.03), results bit-identical. Over WHEEL_MAX_KB 300, and the
+#                    check says so (exit 1).
 #   size             pybind11 2.13.6 (~11 KB smaller compressed: no vectorcall dispatch), the module at
-#                    clang -Oz + LTO, the C core as native -O2 objects without LTO, one exported symbol
-#                    (a version script: the core reaches other extensions only through the _C_API
-#                    capsule). Wheels 285-296 KB, results bit-identical; but every Python call is
-#                    slower, ~0.2 us (ik_all +20 %, fk +40 %) from pybind11 2.13 and -Oz, and the 7-DOF
-#                    C-core ik +5 % without LTO (the -O2 code of each file, no cross-file inlining).
+#                    clang -Oz + LTO, the C core as native -O2 objects without LTO, the same exports map.
+#                    342 KB (cp312 x86-64), results bit-identical; but every Python call is slower,
+#                    ~0.2 us (ik_all +20 %, fk +40 %) from pybind11 2.13 and -Oz, and the 7-DOF C-core
+#                    ik without LTO (the -O2 code of each file, no cross-file inlining; a unity build of
+#                    the C files, one -O2 translation unit, is as slow: +17-40 % here). -Oz bindings
+#                    with pybind11 3.1 alone: 21 KB smaller module compressed, but fk +16 %, ik_all +9 %.
 #
 # Both: -ffp-contract=off keeps clang from fusing a*b+c into FMA, so results match the gcc -std=c99
 # build; the C files no IK call runs (COLD_C_SOURCES: the firmware simulator, model and status
@@ -107,32 +117,34 @@ log "sdist $(basename "$SDIST")"
 
 # ---- cross-compiler wrappers: one `cc` that compiles C as C and .cpp as C++, and `ar` ----------
 # C++: -Os, or clang's -Oz for size (zig cc maps -Oz to -Os; -Xclang passes the real one), LTO.
-# C: no unwind tables; LTO in the speed profile (setup.py's -O2 stands: its flags come later).
+# C: no unwind tables; LTO in the speed profile (setup.py's -O2 stands: its flags come later), on the
+# C objects alone (CORE_LTO, the c++ wrapper's link).
 C_COMPILE_FLAGS="-fno-asynchronous-unwind-tables -fno-unwind-tables"
+CORE_LTO=0
 if [[ $WHEEL_PROFILE == size ]]; then
     CXX_COMPILE_FLAGS="-Os -Xclang -Oz -flto"
 else
     CXX_COMPILE_FLAGS="-Os -flto"
     C_COMPILE_FLAGS+=" -flto"
+    CORE_LTO=1
 fi
 # C files that no IK call runs, built for size after setup.py's -O2: the firmware simulator (its IK calls
 # are the core's -O2 code) and the model / status tables. The IK, selection, paths, trig and the codec
 # (benchmarks/bench_bridge.py measures it) keep -O2.
 COLD_C_SOURCES="fw_core.c fw_posix.c pik_models.c pik_status.c"
 COLD_C_FLAGS="-Os"
-# size profile: the module's one dynamic symbol (everything else local, so --gc-sections may drop it)
-EXPORTS_LD=
-if [[ $WHEEL_PROFILE == size ]]; then
-    printf '{\n  global: PyInit__core;\n  local: *;\n};\n' >"$WORK_DIR/exports.map"
-    EXPORTS_LD="-Wl,--version-script=$WORK_DIR/exports.map"
-fi
+# The module's one dynamic symbol, PyInit__core: every other symbol local, so calls into the C core are
+# direct (no PLT), --gc-sections may drop what nothing calls, and .dynsym / .dynstr hold only imports.
+printf '{\n  global: PyInit__core;\n  local: *;\n};\n' >"$WORK_DIR/exports.map"
+EXPORTS_LD="-Wl,--version-script=$WORK_DIR/exports.map"
 write_wrappers() {  # arch -> directory with cc and ar for that target
-    local arch=$1 dir=$WORK_DIR/cross-$arch/bin
+    local arch=$1 dir=$WORK_DIR/cross-$arch/bin emulation
+    case $arch in x86_64) emulation=elf_x86_64 ;; aarch64) emulation=aarch64linux ;; *) die "no lld emulation for $arch" ;; esac
     mkdir -p "$dir"
     cat >"$dir/cc" <<EOF
 #!/bin/sh
 # zig cc for $arch-linux-gnu.$GLIBC_VERSION; C++ sources (and links of C++ objects) go to zig c++.
-# Compiles of C++ get -Os and LTO, compiles of C no unwind tables; the flags of setup.py come after
+# Compiles of C++ get -Os (-Oz) and LTO, compiles of C no unwind tables; the flags of setup.py come after
 # these, so its -O2 for the C core stands.
 mode=cc
 lang_flags=
@@ -151,6 +163,38 @@ EOF
 # zig c++ (setuptools >= 72 compiles C++ sources with CXX, older ones with CC)
 lang_flags=
 for a in "\$@"; do case "\$a" in *.cpp|*.cc|*.cxx) lang_flags="$CXX_COMPILE_FLAGS";; esac; done
+# Speed profile, the module's link: the C core's static libraries (LTO bitcode, piperik_core and
+# piperik_fw) are first linked on their own into one native object (ld.lld -r: LTO at -O2 across the C
+# files only), which takes the place of their -l options. The C core keeps the cross-file inlining of
+# LTO, and the bindings' LTO cannot inline C functions into -Os binding code (which ran them 25-30 %
+# slower); the exports map makes them local, so the calls are direct.
+if [ $CORE_LTO = 1 ]; then
+    case " \$* " in *" -shared "*)
+        libdirs= archives= core=
+        for a in "\$@"; do case "\$a" in -L*) libdirs="\$libdirs \${a#-L}";; esac; done
+        for a in "\$@"; do
+            shift
+            case "\$a" in
+                -lpiperik_core|-lpiperik_fw)
+                    for d in \$libdirs; do
+                        lib="\$d/lib\${a#-l}.a"
+                        if [ -f "\$lib" ]; then
+                            case " \$archives " in *" \$lib "*) ;; *) archives="\$archives \$lib";; esac
+                            core="\$d/piperik_c_lto.o"
+                            break
+                        fi
+                    done
+                    continue;;
+            esac
+            set -- "\$@" "\$a"
+        done
+        if [ -n "\$core" ]; then
+            "$TOOLS/bin/python" -m ziglang ld.lld -r -m $emulation --lto-O2 -o "\$core" \
+                --whole-archive \$archives --no-whole-archive || exit 1
+            set -- "\$core" "\$@"
+        fi;;
+    esac
+fi
 exec "$TOOLS/bin/python" -m ziglang c++ -target $arch-linux-gnu.$GLIBC_VERSION \$lang_flags "\$@"
 EOF
     cat >"$dir/ar" <<EOF

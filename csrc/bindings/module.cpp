@@ -1429,6 +1429,12 @@ const pik_capi k_capi = {
 
 }  // namespace
 
+#if defined(__clang__)
+// The module's set-up (every def, class and attribute) runs once per import: built for size (clang's
+// -Oz for this one function), whatever the file's level. The bound functions themselves keep it.
+static void pybind11_init__core(::pybind11::module_ &) __attribute__((minsize));
+#endif
+
 PYBIND11_MODULE(_core, m)
 {
     m.doc() = "piperik C core bindings (use the piperik package, not this module directly)";
