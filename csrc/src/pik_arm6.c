@@ -708,35 +708,6 @@ static ARM6_NOINLINE int ik_plain(const pik_arm6_model *m, const pik_real T[16],
 }
 #endif
 
-/* Two solutions equal up to rounding (polishing can bring two closed-form candidates to one). */
-static int same_solution(const pik_real a[6], const pik_real b[6])
-{
-    int i;
-    for (i = 0; i < 6; ++i) {
-        if (!(pik_fabs(pik_wrap_pi(a[i] - b[i])) <= PIK_TOL(1e-9, 1e-4))) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* A class model's solutions next to its workspace's edge (none, or one of them nearly singular),
- * where the description may reach what the class model does not (pik_pose_pull). */
-static int near_edge(const pik_solution_set *set)
-{
-    int k;
-    for (k = 0; k < set->count; ++k) {
-        if (set->sol[k].singularity < PIK_CHAIN_EDGE_SINGULARITY) {
-            return 1;
-        }
-    }
-    return set->count == 0;
-}
-
-/* An arm with its description's frames or chain: the DH model (without them) solves the pose
- * carried into its own frames, inv(T_base) T inv(T_tool) inv(T_flange); with a chain each solution
- * is then Newton-polished onto the chain's FK of the flange pose T inv(T_tool), its in-limit flag
- * taken again, and a solution that does not converge is dropped and counted. */
 /* The class-model half of ik_described: the pose carried into the DH model's frames, solved there
  * (every solution, limits not applied: with a chain they are checked after the polish, which moves
  * each joint a little). dh receives the model without frames or chain, T_flange_pose the chain's
@@ -791,7 +762,7 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
     if (status != PIK_OK && status != PIK_UNREACHABLE) {
         return status;
     }
-    edge = near_edge(out);
+    edge = pik_set_near_edge(out);
     if (edge) { /* near the workspace's edge: start also from the pulled pose */
         const pik_real shoulder[3] = {0, 0, m->d1_m};
         pik_real T_pulled[16];
@@ -816,7 +787,7 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
             admit &= admissible(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
         }
         for (i = 0; i < n; ++i) {
-            dup |= same_solution(out->sol[i].q_rad, s.q_rad);
+            dup |= pik_same_q(out->sol[i].q_rad, s.q_rad, 6);
         }
         any_polished = 1;
         if (dup || (only_in_limits && !admit) || n == PIK_MAX_SOLUTIONS) {
@@ -842,7 +813,7 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
                 admit &= admissible(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
             }
             for (i = 0; i < n; ++i) {
-                dup |= same_solution(out->sol[i].q_rad, s.q_rad);
+                dup |= pik_same_q(out->sol[i].q_rad, s.q_rad, 6);
             }
             any_polished = 1;
             if (!dup && (!only_in_limits || admit)) {

@@ -72,4 +72,18 @@ static inline int pik_within(pik_real q, pik_real lo, pik_real hi)
     return (q >= lo - PIK_LIMIT_TOL_RAD) & (q <= hi + PIK_LIMIT_TOL_RAD);
 }
 
+/* Two joint vectors of n joints equal up to rounding, each joint compared modulo 2pi (the near-class
+ * polish can bring two closed-form candidates to one solution). */
+#define PIK_SAME_Q_TOL PIK_TOL(1e-9, 1e-4)
+static inline int pik_same_q(const pik_real *a, const pik_real *b, int n)
+{
+    int i;
+    for (i = 0; i < n; ++i) {
+        if (!(pik_fabs(pik_wrap_pi(a[i] - b[i])) <= PIK_SAME_Q_TOL)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 #endif /* PIK_MATH_H */

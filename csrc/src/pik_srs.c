@@ -593,17 +593,6 @@ int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], 
     return PIK_OK;
 }
 
-static int near_edge_srs(const pik_solution_set *set)
-{
-    int k;
-    for (k = 0; k < set->count; ++k) {
-        if (set->sol[k].singularity < PIK_CHAIN_EDGE_SINGULARITY) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* Polishes every solution of a set (dropping, and counting, those that do not converge). */
 static int polish_set(const pik_srs_model *m, const pik_real T[16], pik_solution_set *out)
 {
@@ -619,10 +608,7 @@ static int polish_set(const pik_srs_model *m, const pik_real T[16], pik_solution
             in &= pik_within(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
         }
         for (j = 0; j < n && !dup; ++j) {
-            dup = 1;
-            for (i = 0; i < 7; ++i) {
-                dup &= pik_fabs(pik_wrap_pi(out->sol[j].q_rad[i] - s.q_rad[i])) <= PIK_TOL(1e-9, 1e-4);
-            }
+            dup = pik_same_q(out->sol[j].q_rad, s.q_rad, 7);
         }
         if (dup) {
             continue;
@@ -662,7 +648,7 @@ int pik_srs_ik(const pik_srs_model *m, const pik_real T[16], pik_real psi_rad, c
     if (m->chain == 0) {
         return st;
     }
-    if (out->count == 0 || near_edge_srs(out)) {
+    if (pik_set_near_edge(out)) {
         /* near the workspace's edge: start also from the pulled pose (pik_tool.h) */
         pik_solution_set more;
         pik_real T_pulled[16], shoulder[3];

@@ -10,6 +10,7 @@
 #include "pik_math.h"
 
 #include "piperik/pik_pose.h"
+#include "piperik/pik_types.h"
 #include "piperik/pik_status.h"
 
 /* Orthonormality required of a tool rotation, and the largest tool offset accepted [m]. */
@@ -130,6 +131,20 @@ static inline void pik_frame_pack(const pik_real R[9], const pik_real p[3], pik_
 #define PIK_CHAIN_PULL PIK_TOL(2e-3, 2e-3)
 /* ... tried when the class model has no solution or one whose singularity measure is below this */
 #define PIK_CHAIN_EDGE_SINGULARITY PIK_R(0.05)
+
+/* A class model's solutions next to its workspace's edge: none, or one of them within
+ * PIK_CHAIN_EDGE_SINGULARITY of a singularity, where the description may reach what the class model
+ * does not (pik_pose_pull) and has solutions no closed-form start reaches. */
+static inline int pik_set_near_edge(const pik_solution_set *set)
+{
+    int k;
+    for (k = 0; k < set->count; ++k) {
+        if (set->sol[k].singularity < PIK_CHAIN_EDGE_SINGULARITY) {
+            return 1;
+        }
+    }
+    return set->count == 0;
+}
 
 static inline void pik_pose_pull(const pik_real T[16], const pik_real s[3], pik_real T_out[16])
 {
