@@ -62,17 +62,25 @@ static inline void pik_tool_strip(const pik_real T_tool[16], pik_real R[9], pik_
     }
 }
 
+/* out = A B for rigid row-major 4x4 transforms, top three rows only (the bottom row stays 0 0 0 1);
+ * out may be neither A nor B. */
+static inline void pik_mul34(const pik_real A[16], const pik_real B[16], pik_real out[12])
+{
+    int r, c;
+    for (r = 0; r < 3; ++r) {
+        for (c = 0; c < 4; ++c) {
+            out[4 * r + c] = A[4 * r] * B[c] + A[4 * r + 1] * B[4 + c] + A[4 * r + 2] * B[8 + c] +
+                             (c == 3 ? A[4 * r + 3] : 0);
+        }
+    }
+}
+
 /* The TCP pose of a flange pose T (4x4 row-major), in place: T <- T T_tool. */
 static inline void pik_tool_apply(const pik_real T_tool[16], pik_real T[16])
 {
     pik_real out[12];
-    int r, c;
-    for (r = 0; r < 3; ++r) {
-        for (c = 0; c < 4; ++c) {
-            out[4 * r + c] = T[4 * r] * T_tool[c] + T[4 * r + 1] * T_tool[4 + c] + T[4 * r + 2] * T_tool[8 + c] +
-                             (c == 3 ? T[4 * r + 3] : 0);
-        }
-    }
+    int r;
+    pik_mul34(T, T_tool, out);
     for (r = 0; r < 12; ++r) {
         T[r] = out[r];
     }
@@ -102,13 +110,8 @@ static inline void pik_frame_unbase(const pik_real T_base[16], pik_real R[9], pi
 static inline void pik_frame_rebase(const pik_real T_base[16], pik_real T[16])
 {
     pik_real out[12];
-    int r, c;
-    for (r = 0; r < 3; ++r) {
-        for (c = 0; c < 4; ++c) {
-            out[4 * r + c] = T_base[4 * r] * T[c] + T_base[4 * r + 1] * T[4 + c] + T_base[4 * r + 2] * T[8 + c] +
-                             (c == 3 ? T_base[4 * r + 3] : 0);
-        }
-    }
+    int r;
+    pik_mul34(T_base, T, out);
     for (r = 0; r < 12; ++r) {
         T[r] = out[r];
     }
