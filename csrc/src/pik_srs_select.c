@@ -1691,6 +1691,37 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
                        const pik_real *q_current_rad, pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
                        const pik_select_options *opts, pik_selection *sel);
 
+/* A near-class arm whose class model has nothing in the limits next to q_current (a class solution
+ * just past a limit that the description's own solution is inside): the least-norm polish from
+ * q_current, taken when it converges and qualifies under the kernel's rules. Its own frame, beside
+ * the search's (not under it). */
+SRS_NOINLINE static int nearest_from_current(const pik_srs_model *m, const pik_real T[16], const pik_real *q_current_rad,
+                                             const pik_select_options *opts, pik_real *psi_rad_out, pik_selection *sel)
+{
+    pik_solution_set one;
+    pik_solution *s = &one.sol[0];
+    int st;
+    memset(s, 0, sizeof *s);
+    memcpy(s->q_rad, q_current_rad, 7 * sizeof(pik_real));
+    if (pik_srs_polish(m, T, s->q_rad, 0, &s->pos_err_m, &s->rot_err_rad) != PIK_OK) {
+        return PIK_UNREACHABLE;
+    }
+    s->flags = pik_srs_branch(m, s->q_rad) | PIK_FLAG_POLISHED;
+    s->singularity = pik_srs_singularity_of(m, s->q_rad);
+    one.count = 1;
+    one.dof = 7;
+    one.rejected = 0;
+    one.unpolished = 0;
+    st = pik_select_scored(&one, m->lower_rad, m->upper_rad, q_current_rad, pik_srs_singularity_of(m, q_current_rad),
+                           opts, sel);
+    if (st != PIK_OK || pik_srs_arm_angle(m, sel->q_rad, psi_rad_out) != PIK_OK) {
+        pik_selection_clear(sel);
+        return PIK_NONE_IN_LIMITS;
+    }
+    sel->index = (int)(s->flags & PIK_BRANCH_MASK); /* an S-R-S selection's index is its branch */
+    return PIK_OK;
+}
+
 int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_real *q_current_rad,
                       pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
                       const pik_select_options *opts, pik_selection *sel)
@@ -1705,7 +1736,11 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     pik_srs_shoulder_point(m, shoulder);
     pik_pose_pull(T, shoulder, T_pulled);
     *psi_rad_inout = psi_in;
-    return select_core(m, T_pulled, T, q_current_rad, policy, allowed, psi_rad_inout, opts, sel);
+    st = select_core(m, T_pulled, T, q_current_rad, policy, allowed, psi_rad_inout, opts, sel);
+    if ((st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS) || policy != PIK_PSI_NEAREST || q_current_rad == 0) {
+        return st;
+    }
+    return nearest_from_current(m, T, q_current_rad, opts, psi_rad_inout, sel) == PIK_OK ? PIK_OK : st;
 }
 
 static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_real *T_polish,
