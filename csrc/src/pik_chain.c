@@ -13,6 +13,15 @@
 #include "piperik/pik_srs.h"
 #include "piperik/pik_status.h"
 
+/* Keeps a helper's locals in its own frame, not the polish's (GCC inlines static functions called
+ * once or twice): the stack of a polish is then its frame plus the deepest helper's, not their sum
+ * (make footprint's static bound). */
+#if defined(__GNUC__)
+#define CHAIN_NOINLINE __attribute__((noinline))
+#else
+#define CHAIN_NOINLINE
+#endif
+
 /* How far from unit length a joint axis may be (the Python layer normalises them). */
 #define CHAIN_AXIS_TOL PIK_TOL(1e-12, 1e-6)
 
@@ -135,7 +144,7 @@ static void axis_frame(const pik_real a[3], pik_real A[9])
     }
 }
 
-static void zchain_from(const pik_chain *ch, zchain *z)
+CHAIN_NOINLINE static void zchain_from(const pik_chain *ch, zchain *z)
 {
     pik_real A_prev[9], A[9], RT[9], tmp[9];
     int i, r;
@@ -269,7 +278,7 @@ int pik_chain_error(const pik_chain *ch, const pik_real *q_rad, const pik_real R
 }
 
 /* pik_chain_error on the z-form */
-static void zerror(const zchain *z, const pik_real *q, const pik_real R_t[9], const pik_real p_t[3], pik_real e[6],
+CHAIN_NOINLINE static void zerror(const zchain *z, const pik_real *q, const pik_real R_t[9], const pik_real p_t[3], pik_real e[6],
                    pik_real *J)
 {
     pik_real R[9], p[3], w[PIK_CHAIN_MAX_JOINTS][3], o[PIK_CHAIN_MAX_JOINTS][3];
@@ -370,11 +379,11 @@ static int pin_residual(const pik_srs_model *m, pik_real psi, const pik_real *q,
     return st;
 }
 
-/* The linear system of a Newton step at q, factored into A / perm (and J kept in Jf for the
- * least-norm step): 6 joints J; 7 joints pinned, J with the pin's gradient as row 7; 7 joints free,
- * J J^T (dq = J^T (J J^T)^-1 e). */
+/* The linear system of a Newton step at q, factored into A / perm: 6 joints J; 7 joints pinned, J
+ * with the pin's gradient as row 7; 7 joints free, J J^T (dq = J^T (J J^T)^-1 e, with J at q: the
+ * least-norm step is refactored every step). */
 static int factor_step(const zchain *z, const pik_srs_model *g, pik_real psi, pik_real *q, pik_real eg,
-                       const pik_real *J, pik_real *A, int perm[8], pik_real *Jf)
+                       const pik_real *J, pik_real *A, int perm[8])
 {
     int n = z->n, i, k, r;
     if (n == 6 || g != 0) {
@@ -408,7 +417,6 @@ static int factor_step(const zchain *z, const pik_srs_model *g, pik_real psi, pi
             A[6 * r + k] = sum;
         }
     }
-    memcpy(Jf, J, sizeof(pik_real) * 6 * (size_t)n);
     return lu_factor(6, A, perm);
 }
 
@@ -421,7 +429,7 @@ static int factor_step(const zchain *z, const pik_srs_model *g, pik_real psi, pi
 static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, const pik_srs_model *g, pik_real psi,
                   pik_real *pos_err, pik_real *rot_err)
 {
-    pik_real R_t[9], p_t[3], q[PIK_CHAIN_MAX_JOINTS], e[7], J[6 * PIK_CHAIN_MAX_JOINTS], Jf[6 * PIK_CHAIN_MAX_JOINTS];
+    pik_real R_t[9], p_t[3], q[PIK_CHAIN_MAX_JOINTS], e[7], J[6 * PIK_CHAIN_MAX_JOINTS];
     pik_real A[49], dq[PIK_CHAIN_MAX_JOINTS], ep = PIK_HUGE, er = PIK_HUGE, eg = 0, travel;
     zchain z;
     int perm[8], it, i, r, n, st, factored = 0;
@@ -455,7 +463,7 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, co
             break;
         }
         if (!factored) {
-            if (factor_step(&z, g, psi, q, eg, J, A, perm, Jf) != PIK_OK) {
+            if (factor_step(&z, g, psi, q, eg, J, A, perm) != PIK_OK) {
                 return PIK_UNREACHABLE;
             }
             factored = 1;
@@ -471,7 +479,7 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, co
             for (i = 0; i < n; ++i) {
                 dq[i] = 0;
                 for (r = 0; r < 6; ++r) {
-                    dq[i] += Jf[r * n + i] * y[r];
+                    dq[i] += J[r * n + i] * y[r]; /* J at q: this step's factorisation */
                 }
             }
         }
@@ -506,9 +514,9 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, co
             memcpy(e, e_try, sizeof(pik_real) * 6);
             eg = g_try;
             /* A fresh Jacobian for the next step after a chord step that did not cut the residual
-             * a hundredfold, and (unpinned: a factorisation costs less than the walk a slower chord
-             * step adds) after the first step. */
-            factored = half == 0 && after <= PIK_R(0.01) * before && (g != 0 || it > 0);
+             * a hundredfold, (unpinned: a factorisation costs less than the walk a slower chord
+             * step adds) after the first step, and every step of the least-norm fallback. */
+            factored = half == 0 && after <= PIK_R(0.01) * before && (g != 0 || it > 0) && (n == 6 || g != 0);
         }
     }
     travel = 0;
