@@ -892,24 +892,40 @@ int pik_arm6_select_near_class(const pik_arm6_model *m, const pik_real T[16], co
     if (st != PIK_OK || pik_arm6_singularity(&dh, q_current_rad) < PIK_CHAIN_EDGE_SINGULARITY) {
         return PIK_ARM6_FULL_SELECTION;
     }
-    /* A class solution just outside the limits may be inside them after the polish (which moves a
-     * joint by up to a few 1e-2 rad: PiPER URDF, 1,000 random poses, median 6e-4, largest 0.034 rad):
-     * only the polished solutions can say whether it qualifies. (One just inside that leaves them is
-     * caught below: the winner is checked after its polish.) */
-    for (w = 0; w < set.count; ++w) {
-        int out_of_limits = 0, near = 1;
-        for (i = 0; i < 6; ++i) {
-            pik_real q = pik_wrap_pi(set.sol[w].q_rad[i]), lo = m->lower_rad[i], hi = m->upper_rad[i];
-            out_of_limits |= !admissible(q, lo, hi);
-            near &= admissible(q, lo - NEAR_LIMIT_RAD, hi + NEAR_LIMIT_RAD);
-        }
-        if (out_of_limits && near) {
-            return PIK_ARM6_FULL_SELECTION;
-        }
-    }
     st = pik_select_scored(&set, m->lower_rad, m->upper_rad, q_current_rad, singularity_current, opts, sel);
     if (st != PIK_OK) {
         return PIK_ARM6_FULL_SELECTION; /* the full path gives the status, from polished solutions */
+    }
+    /* A class solution just outside the limits may be inside them after the polish (which moves a
+     * joint by up to a few 1e-2 rad: PiPER URDF, 1,000 random poses, median 6e-4, largest 0.034 rad):
+     * the full path decides unless it could not win even then. Its polished cost is at least
+     * (d - move)^2 (d its wrapped distance from q_current, move <= sqrt(6) NEAR_LIMIT_RAD), the
+     * winner's at most (distance + move)^2 plus every penalty at its largest. (One just inside that
+     * leaves them is caught below: the winner is checked after its polish.) */
+    {
+        const pik_select_options *o = opts;
+        pik_real move = PIK_R(2.45) * NEAR_LIMIT_RAD, worst_penalty = 0, beat;
+        if (o != 0) {
+            worst_penalty = o->branch_switch_penalty + o->singularity_penalty * o->singularity_margin *
+                            o->singularity_margin + 6 * o->limit_penalty * o->soft_limit_margin_rad *
+                            o->soft_limit_margin_rad;
+        }
+        beat = (sel->distance + move) * (sel->distance + move) + worst_penalty;
+        for (w = 0; w < set.count; ++w) {
+            int out_of_limits = 0, near = 1;
+            pik_real d2 = 0, d;
+            for (i = 0; i < 6; ++i) {
+                pik_real q = pik_wrap_pi(set.sol[w].q_rad[i]), lo = m->lower_rad[i], hi = m->upper_rad[i];
+                out_of_limits |= !admissible(q, lo, hi);
+                near &= admissible(q, lo - NEAR_LIMIT_RAD, hi + NEAR_LIMIT_RAD);
+                d = pik_wrap_pi(q - q_current_rad[i]);
+                d2 += d * d;
+            }
+            d = pik_sqrt(d2) - move;
+            if (out_of_limits && near && ((o != 0 && o->weights != 0) || d <= 0 || d * d <= beat)) {
+                return PIK_ARM6_FULL_SELECTION;
+            }
+        }
     }
     w = sel->index;
     s = set.sol[w];
