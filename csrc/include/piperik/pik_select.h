@@ -48,9 +48,9 @@ int pik_arm6_select(const pik_arm6_model *model, const pik_real T[16], const pik
  * PIK_ARM6_FULL_SELECTION when the full path (pik_arm6_ik_ex + pik_select) must decide, which also
  * reports bad input and why nothing qualifies: no chain or q_current, q_current or the winner
  * within 0.05 of a singularity (pik_arm6_singularity; the chain may have solutions there that no
- * closed-form start reaches), a class solution within 0.1 rad outside the limits (its polish, which
- * moves joints by up to a few 1e-2 rad, may bring it inside), no admissible class solution, or a
- * winner whose polish fails or leaves the limits.
+ * closed-form start reaches), a class solution within 0.1 rad outside the limits that could beat
+ * the winner if its polish (which moves joints by up to a few 1e-2 rad) brought it inside, no
+ * admissible class solution, or a winner whose polish fails or leaves the limits.
  */
 #define PIK_ARM6_FULL_SELECTION 1
 int pik_arm6_select_near_class(const pik_arm6_model *model, const pik_real T[16], const pik_real *q_current_rad,
