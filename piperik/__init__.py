@@ -22,7 +22,7 @@ from .poses import (
     q_to_mdeg,
 )
 from .urdf import from_urdf
-from .robots import (Arm6, Arm7, BatchResult, Iiwa14, Nero, PathReport, Piper, SelectOptions, Selection, Solution,
+from .robots import (Arm6, Arm7, BatchResult, Iiwa14, Nero, PathResult, Piper, SelectOptions, Selection, Solution,
                      tool_matrix)
 
 __all__ = [
@@ -32,7 +32,7 @@ __all__ = [
     "Iiwa14",
     "Nero",
     "NoSolutionError",
-    "PathReport",
+    "PathResult",
     "Piper",
     "SelectOptions",
     "Selection",

@@ -382,9 +382,9 @@ def cmd_path(args) -> int:
     rep = plan.report
     print(f"{arm!r}: {len(waypoints)} waypoints, {len(plan.q)} path samples (joint steps <= "
           f"{args.max_joint_step} rad), FK of every sample on its line within {dev:.1e} m")
-    print(f"  largest joint step {rep['max_step_rad']:.4f} rad (joint {rep['max_step_joint'] + 1}), "
-          f"branch changes {rep['branch_changes']} (continuous), smallest singularity measure "
-          f"{rep['min_singularity']:.3f}")
+    print(f"  largest joint step {rep.max_step_rad:.4f} rad (joint {rep.max_step_joint + 1}), "
+          f"branch changes {rep.branch_changes} (continuous), smallest singularity measure "
+          f"{rep.min_singularity:.3f}")
     print(f"  timed at {args.rate:g} Hz: {len(traj.t_s)} setpoints, {traj.duration_s:.3f} s; peak |qd| / limit "
           f"{np.max(np.abs(traj.qd_rad_s) / arm.max_velocity):.2f}, peak |qdd| / limit "
           f"{np.max(np.abs(traj.qdd_rad_s2) / arm.max_acceleration):.2f}")

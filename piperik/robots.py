@@ -97,6 +97,10 @@ class BatchResult(tuple):
     def ok(self) -> np.ndarray:
         return self[1]
 
+    @classmethod
+    def _from_core(cls, out) -> "BatchResult":
+        return cls(out.q, out.ok, out.status, out.psi)
+
     def __repr__(self) -> str:
         return (f"BatchResult(n={len(self.ok)}, ok={int(np.count_nonzero(self.ok))}"
                 + (", psi" if self.psi is not None else "") + ")")
@@ -105,17 +109,39 @@ class BatchResult(tuple):
         return (type(self), (self.q, self.ok, self.status, self.psi))
 
 
-class PathReport(dict):
-    """What ``ik_path(..., return_report=True)`` found: status, reason, failed_index, max_step_rad,
-    max_step_joint (0-based), max_step_index, branch_changes (continuous singularity crossings) and
-    min_singularity along the path (a 7-DOF path also psi, the arm angle per sample). A dict whose
-    fields also read as attributes: ``report.max_step_rad`` is ``report["max_step_rad"]``."""
+@dataclass(frozen=True)
+class PathResult:
+    """What ``ik_path`` returns: the joint path and what the solver found along it.
 
-    def __getattr__(self, name: str):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(f"PathReport has no field {name!r} (fields: {', '.join(sorted(self))})") from None
+    ``ik_path`` raises :class:`NoSolutionError` when a sample cannot be solved; the error's ``path``
+    is then the PathResult with ``failed_index`` set and NaN rows from it on.
+    """
+
+    q: np.ndarray                 #: (N, dof) joint path [rad]; NaN rows from ``failed_index`` on
+    status: int                   #: 0 (ok) or the C status of the failing sample (``piperik._core.STATUS_CODE``)
+    reason: str                   #: ``status`` in words ("ok", "joint step larger than the bound", ...)
+    failed_index: int             #: the first sample that could not be solved, -1 when every one was
+    max_step_rad: float           #: largest joint step between consecutive solved samples [rad]
+    max_step_joint: int           #: its joint (0-based), -1 for an empty path
+    max_step_index: int           #: the sample that step leads to
+    branch_changes: int           #: continuous branch-label changes (singularity crossings)
+    min_singularity: float        #: smallest singularity measure along the solved part, 0..1
+    psi: Optional[np.ndarray] = None  #: 7-DOF: (N,) the arm angle per sample [rad]; None for 6-DOF
+
+    @classmethod
+    def _from_core(cls, out) -> "PathResult":
+        return cls(out.q, int(out.status), out.reason, int(out.failed_index), float(out.max_step_rad),
+                   int(out.max_step_joint), int(out.max_step_index), int(out.branch_changes),
+                   float(out.min_singularity), out.psi)
+
+    @property
+    def ok(self) -> bool:
+        """True when every sample was solved."""
+        return self.failed_index < 0
+
+    def __repr__(self) -> str:
+        return (f"PathResult(n={len(self.q)}, {self.reason if self.failed_index >= 0 else 'ok'}, "
+                f"max_step_rad={self.max_step_rad:.4g}, branch_changes={self.branch_changes})")
 
 
 def _branch_name(flags: int) -> str:
@@ -171,6 +197,14 @@ class Selection:
     max_step_joint: int = -1      #: its joint (0-based), -1 without q_current
     step_exceeded: bool = False   #: max_step_rad above options.max_step_rad (reported, not raised)
     branch_switched: bool = False #: a discontinuous change of branch against q_current
+
+    @classmethod
+    def _from_core(cls, out, branch_name) -> "Selection":
+        flags = int(out.flags)
+        return cls(out.q, int(out.index), branch_name(flags), _singular_names(flags), float(out.distance),
+                   float(out.limit_margin_rad), None if out.psi is None else float(out.psi), float(out.singularity),
+                   float(out.max_step_rad), int(out.max_step_joint), bool(out.step_exceeded),
+                   bool(out.branch_switched))
 
 
 def _tool_matrix(tool) -> Optional[np.ndarray]:
@@ -560,44 +594,40 @@ class Arm6(_Arm):
                options: Optional[SelectOptions] = None) -> Selection:
         """Like :meth:`ik`, returning a :class:`Selection` that says which branch was taken, its
         margins, and whether the step exceeds ``options.max_step_rad`` (reported, not raised)."""
-        (q, flags, index, distance, margin, sing, step, step_joint, exceeded,
-         switched) = self._arm.select(T, q_current, _options(options, weights, limit_margin))
-        return Selection(q, int(index), _branch_name(flags), _singular_names(flags), float(distance),
-                         float(margin), None, float(sing), float(step), int(step_joint), bool(exceeded),
-                         bool(switched))
+        return Selection._from_core(self._arm.select(T, q_current, _options(options, weights, limit_margin)),
+                                    _branch_name)
 
     def ik_path(self, Ts, q_start, *, max_step_rad: float = 0.25, keep_branch: bool = True,
-                options: Optional[SelectOptions] = None, return_report: bool = False):
-        """Joint path (N, 6) for the poses Ts (N, 4, 4), starting from q_start (6,).
+                options: Optional[SelectOptions] = None) -> "PathResult":
+        """Joint path for the poses Ts (N, 4, 4), starting from q_start (6,): a :class:`PathResult`
+        (``.q`` (N, 6), the largest step, branch changes, singularity margin).
 
         Each sample is the selection nearest the previous one (``options``), so the path keeps its
         branch; a branch label may change only continuously (through a singularity: at q5 = 0 the
         path holds q4 and moves q6). Raises :class:`NoSolutionError` naming the first sample that
         cannot be reached and why: unreachable, outside the limits, a branch switch, or a joint step
-        above ``max_step_rad`` (``np.inf``: no bound). The loop runs in C.
+        above ``max_step_rad`` (``np.inf``: no bound); its ``path`` is the partial result. The loop
+        runs in C.
         """
-        Q, report = self._path(Ts, q_start, max_step_rad, keep_branch, options)
-        return _path_result(Q, report, return_report)
+        return _solved_path(self._path(Ts, q_start, max_step_rad, keep_branch, options))
 
-    def _path(self, Ts, q_start, max_step_rad, keep_branch, options, global_search=True):
+    def _path(self, Ts, q_start, max_step_rad, keep_branch, options, global_search=True) -> "PathResult":
         # global_search is the 7-DOF arm-angle search; a 6R arm has no self-motion to search over
-        Q, report = self._arm.path(Ts, q_start, _options(options, None, None), float(max_step_rad), bool(keep_branch))
-        return Q, report
+        return PathResult._from_core(self._arm.path(Ts, q_start, _options(options, None, None),
+                                                    float(max_step_rad), bool(keep_branch)))
 
     def ik_batch(self, Ts, q_current=None, *, weights=None, limit_margin: Optional[float] = None,
-                 options: Optional[SelectOptions] = None, return_status: bool = False):
+                 options: Optional[SelectOptions] = None) -> BatchResult:
         """:meth:`ik` for many poses: Ts (N, 4, 4) -> a :class:`BatchResult` (unpacks as ``Q, ok``:
-        Q (N, 6), ok (N,) bool; ``.status`` per pose).
+        Q (N, 6), ok (N,) bool; ``.status`` per pose: 0 ok, -1 unreachable, -2 none within limits,
+        -3 branch switch, -4 step too large).
 
         Rows of Q are NaN where ok is False (unreachable, no solution within the limits, or a step
         above ``options.max_step_rad``). ``q_current`` may be (6,) for all poses or (N, 6), one per
-        pose. The loop runs in C with the GIL released. ``return_status=True`` returns the plain
-        tuple ``(Q, ok, status)`` of earlier releases instead (status: 0 ok, -1 unreachable, -2 none
-        within limits, -3 branch switch, -4 step too large). A malformed pose raises ``ValueError``
+        pose. The loop runs in C with the GIL released. A malformed pose raises ``ValueError``
         naming its index.
         """
-        Q, ok, status = self._arm.ik_batch(Ts, q_current, _options(options, weights, limit_margin))
-        return (Q, ok, status) if return_status else BatchResult(Q, ok, status)
+        return BatchResult._from_core(self._arm.ik_batch(Ts, q_current, _options(options, weights, limit_margin)))
 
 
 
@@ -687,13 +717,16 @@ def _no_solution(message: str, status: Optional[int]) -> NoSolutionError:
     return err
 
 
-def _path_result(Q: np.ndarray, report: dict, return_report: bool):
-    if report["failed_index"] >= 0:
-        i = report["failed_index"]
-        raise _no_solution(f"sample {i} of {len(Q)}: {report['reason']}"
-                           + (f" (largest step so far {report['max_step_rad']:.3g} rad)" if i > 0 else ""),
-                           report["status"])
-    return (Q, PathReport(report)) if return_report else Q
+def _solved_path(path: PathResult) -> PathResult:
+    """The path, or NoSolutionError naming the first sample that failed (with ``.path`` = the partial
+    result)."""
+    i = path.failed_index
+    if i >= 0:
+        err = _no_solution(f"sample {i} of {len(path.q)}: {path.reason}"
+                           + (f" (largest step so far {path.max_step_rad:.3g} rad)" if i > 0 else ""), path.status)
+        err.path = path
+        raise err
+    return path
 
 
 class _SrsArm(_Arm):
@@ -788,44 +821,35 @@ class _SrsArm(_Arm):
     def select(self, T, q_current=None, *, psi: Optional[float] = None, policy: Optional[str] = None,
                weights=None, limit_margin: Optional[float] = None, options: Optional[SelectOptions] = None) -> Selection:
         """Like :meth:`ik`, returning a :class:`Selection` with the branch and the chosen psi."""
-        (q, flags, branch, psi_out, distance, margin, sing, step, step_joint, exceeded,
-         switched) = self._arm.select(T, q_current, self._policy(psi, policy), psi,
-                                      _options(options, weights, limit_margin))
-        return Selection(q, int(branch), _gc_name(flags), _singular_names(flags), float(distance), float(margin),
-                         float(psi_out), float(sing), float(step), int(step_joint), bool(exceeded), bool(switched))
+        return Selection._from_core(self._arm.select(T, q_current, self._policy(psi, policy), psi,
+                                                     _options(options, weights, limit_margin)), _gc_name)
 
     def ik_path(self, Ts, q_start, *, max_step_rad: float = 0.25, keep_branch: bool = True,
-                options: Optional[SelectOptions] = None, return_report: bool = False):
-        """Joint path (N, 7) for the poses Ts (N, 4, 4) from q_start (7,). Each sample's arm angle and
+                options: Optional[SelectOptions] = None) -> PathResult:
+        """Joint path for the poses Ts (N, 4, 4) from q_start (7,): a :class:`PathResult` (``.q`` (N, 7),
+        ``.psi`` (N,) the arm angle per sample). Each sample's arm angle and
         branch are first chosen nearest the previous solution; where that fails or one step is more
         than 3x the mean step (2x where the path passes near a singularity; a branch point: q2, q4 or q6 through 0), a global search over the arm
         angles and branches of every sample takes the path with the smallest largest step, so a
         continuous in-limit path is found where one exists (0.5-3 s for hundreds of samples; the
-        common case never runs it). Same rules and errors as the 6-DOF :meth:`Piper.ik_path`; with
-        ``return_report=True`` returns ``(Q, report)`` where the report also holds the arm angles
-        ``psi`` (N,)."""
-        Q, report = self._path(Ts, q_start, max_step_rad, keep_branch, options)
-        return _path_result(Q, report, return_report)
+        common case never runs it). Same rules and errors as the 6-DOF :meth:`Arm6.ik_path`."""
+        return _solved_path(self._path(Ts, q_start, max_step_rad, keep_branch, options))
 
-    def _path(self, Ts, q_start, max_step_rad, keep_branch, options, global_search=True):
-        Q, psi, report = self._arm.path(Ts, q_start, _options(options, None, None), float(max_step_rad),
-                                        bool(keep_branch), bool(global_search))
-        report["psi"] = psi
-        return Q, report
+    def _path(self, Ts, q_start, max_step_rad, keep_branch, options, global_search=True) -> PathResult:
+        return PathResult._from_core(self._arm.path(Ts, q_start, _options(options, None, None), float(max_step_rad),
+                                                    bool(keep_branch), bool(global_search)))
 
     def ik_batch(self, Ts, q_current=None, *, psi=None, policy: Optional[str] = None, weights=None,
-                 limit_margin: Optional[float] = None, options: Optional[SelectOptions] = None, return_status: bool = False):
+                 limit_margin: Optional[float] = None, options: Optional[SelectOptions] = None) -> BatchResult:
         """:meth:`ik` for many poses: Ts (N, 4, 4) -> a :class:`BatchResult` (unpacks as ``Q, ok``:
         Q (N, 7), rows NaN where not ok; ``.status`` and the chosen ``.psi`` per pose).
 
         ``q_current`` (7,) or (N, 7); ``psi`` a number or (N,) to fix the arm angle. The loop runs in
-        C with the GIL released. ``return_status=True`` returns the plain tuple ``(Q, ok, status,
-        psi)`` of earlier releases instead (status: 0 ok, -1 unreachable, -2 none within limits, -3
-        branch switch, -4 step too large; names in ``piperik._core.STATUS_CODE``).
+        C with the GIL released. Status per pose: 0 ok, -1 unreachable, -2 none within limits, -3
+        branch switch, -4 step too large (names in ``piperik._core.STATUS_CODE``).
         """
-        Q, ok, status, psi_out = self._arm.ik_batch(Ts, q_current, self._policy(psi, policy), psi,
-                                                    _options(options, weights, limit_margin))
-        return (Q, ok, status, psi_out) if return_status else BatchResult(Q, ok, status, psi_out)
+        return BatchResult._from_core(self._arm.ik_batch(Ts, q_current, self._policy(psi, policy), psi,
+                                                         _options(options, weights, limit_margin)))
 
 
 class Nero(_SrsArm):

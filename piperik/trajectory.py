@@ -22,7 +22,7 @@ import numpy as np
 
 from ._core import STATUS_CODE, NoSolutionError
 from .poses import _matrix, _rotation_angle
-from .robots import _no_solution
+from .robots import PathResult, _no_solution
 
 
 # ---------------------------------------------------------------------------------------------- poses
@@ -106,7 +106,7 @@ class CartesianPlan:
     q: np.ndarray          #: (N, dof) joint path [rad], q[0] is the first waypoint's solution
     segment: np.ndarray    #: (N,) index of the waypoint segment each sample belongs to
     s: np.ndarray          #: (N,) parameter of the sample on its segment, 0..1
-    report: dict           #: ik_path's report (max step, branch changes, min singularity, ...)
+    report: PathResult     #: ik_path's result on these samples (max step, branch changes, min singularity, ...)
 
 
 def _poses_at(Ws: List[np.ndarray], g: np.ndarray) -> np.ndarray:
@@ -182,23 +182,23 @@ def plan_cartesian(arm, waypoints: Sequence, q_start, *, max_joint_step_rad: flo
                              f"<= {max_joint_step_rad} rad")
         poses = _poses_at(Ws, g)
         # No step bound while refining: a large step only says where to sample more finely.
-        Q, report = arm._path(poses, q_start, math.inf, keep_branch, options, global_search=use_global)
-        i = report["failed_index"]
+        path = arm._path(poses, q_start, math.inf, keep_branch, options, global_search=use_global)
+        Q, i = path.q, path.failed_index
         if i >= 0:
             # A branch change that is a jump at this sampling may be a continuous crossing of a
             # singularity at a finer one: bisect before giving up.
-            if report["status"] == STATUS_CODE["BRANCH_SWITCH"] and i > 0 and g[i] - g[i - 1] > 1e-9:
+            if path.status == STATUS_CODE["BRANCH_SWITCH"] and i > 0 and g[i] - g[i - 1] > 1e-9:
                 g = np.sort(np.append(g, 0.5 * (g[i - 1] + g[i])))
                 continue
             if can_search and not use_global:
                 use_global = True
                 continue
-            raise _no_solution(f"{where(i)}: {report['reason']}", report["status"])
+            raise _no_solution(f"{where(i)}: {path.reason}", path.status)
         steps = np.abs(np.diff(Q, axis=0)).max(axis=1) if len(Q) > 1 else np.zeros(0)
         too_big = np.nonzero(steps > max_joint_step_rad)[0]  # between sample i and i + 1
         if len(too_big) == 0:
             seg = np.minimum(np.floor(g).astype(int), len(Ws) - 2)
-            return CartesianPlan(poses, Q, seg, g - seg, dict(report))
+            return CartesianPlan(poses, Q, seg, g - seg, path)
         tiny = too_big[g[too_big + 1] - g[too_big] <= 1e-9]
         if len(tiny) and can_search and not use_global:
             use_global = True

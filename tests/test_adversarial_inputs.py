@@ -389,7 +389,8 @@ def test_selected_psi_is_wrapped(psi):
         pytest.skip("no in-limit solution at this arm angle")
     assert -math.pi <= sel.psi <= math.pi
     assert abs(math.remainder(sel.psi - expected, 2 * math.pi)) < 1e-12
-    Q, ok, status, psis = arm.ik_batch(T[None], Q_IIWA, psi=psi, return_status=True)
+    res = arm.ik_batch(T[None], Q_IIWA, psi=psi)
+    Q, ok, status, psis = res.q, res.ok, res.status, res.psi
     if ok[0]:
         assert -math.pi <= psis[0] <= math.pi
 

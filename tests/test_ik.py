@@ -398,7 +398,8 @@ def test_beyond_stretched_boundary_is_unreachable(any_arm, rng):
             any_arm.ik(T, q)
         with pytest.raises(piperik.NoSolutionError, match="unreachable"):
             any_arm.ik(T)
-    Q, ok, status = any_arm.ik_batch(np.array(Ts), return_status=True)
+    res = any_arm.ik_batch(np.array(Ts))
+    Q, ok, status = res.q, res.ok, res.status
     assert not ok.any() and np.isnan(Q).all() and np.all(status == -1)
 
 
@@ -522,7 +523,8 @@ def test_all_solutions_outside_limits(any_arm, rng):
         assert isinstance(info.value, ValueError)
         with pytest.raises(ValueError, match="limits"):
             any_arm.ik(T, np.zeros(6))
-        Q, ok, status = any_arm.ik_batch(T[None], return_status=True)
+        res = any_arm.ik_batch(T[None])
+        Q, ok, status = res.q, res.ok, res.status
         assert not ok[0] and np.isnan(Q).all() and status[0] == -2
 
 
@@ -567,7 +569,8 @@ def test_ik_batch_equals_single_ik(any_arm, rng):
     qc = random_q_in_limits(any_arm, rng, 1)[0]
     qc_rows = random_q_in_limits(any_arm, rng, len(Ts))
     for current in (None, qc, qc_rows):
-        Q, ok, status = any_arm.ik_batch(Ts, current, return_status=True)
+        res = any_arm.ik_batch(Ts, current)
+        Q, ok, status = res.q, res.ok, res.status
         assert Q.shape == (len(Ts), 6) and ok.shape == (len(Ts),) and status.shape == (len(Ts),)
         assert ok.dtype == bool
         assert np.array_equal(status, kinds), f"status {status[status != kinds]} vs {kinds[status != kinds]}"
@@ -594,7 +597,8 @@ def test_ik_batch_per_row_current_tracks_each_row(arm, rng):
 
 
 def test_ik_batch_empty(arm):
-    Q, ok, status = arm.ik_batch(np.zeros((0, 4, 4)), return_status=True)
+    res = arm.ik_batch(np.zeros((0, 4, 4)))
+    Q, ok, status = res.q, res.ok, res.status
     assert Q.shape == (0, 6) and ok.shape == (0,) and status.shape == (0,)
 
 

@@ -211,7 +211,7 @@ def test_selection_batch_and_path_within_urdf_limits(name):
     Qb, ok = arm.ik_batch(Ts, Q + 1e-3)
     assert ok.all() and np.abs(Qb - Q).max() <= 1e-8
     path = np.linspace(Q[0], Q[1], 60)
-    Qp = arm.ik_path(opw_fk(p, path), Q[0], max_step_rad=np.inf)
+    Qp = arm.ik_path(opw_fk(p, path), Q[0], max_step_rad=np.inf).q
     assert pose_err(opw_fk(p, Qp), opw_fk(p, path)).max() <= 1e-12
 
 
@@ -280,7 +280,7 @@ def test_singular_families_through_every_entry_point(name):
     # a path through each family: a short joint-space segment centred on the singular configuration
     for fam, q in cases[:12]:
         path = q + np.linspace(-1, 1, 41)[:, None] * rng.uniform(-0.02, 0.02, 6)
-        Qp = arm.ik_path(opw_fk(p, path), path[0], max_step_rad=np.inf, keep_branch=False)
+        Qp = arm.ik_path(opw_fk(p, path), path[0], max_step_rad=np.inf, keep_branch=False).q
         assert np.all(np.isfinite(Qp)) and pose_err(opw_fk(p, Qp), opw_fk(p, path)).max() <= 1e-9, fam
 
 

@@ -78,9 +78,9 @@ def test_random_lines_are_exact_straight_bounded_and_on_one_branch(arm):
         steps = np.abs(np.diff(plan.q, axis=0)).max()
         assert steps <= 0.02 + 1e-12
         assert np.all(plan.q >= arm.lower - 1e-12) and np.all(plan.q <= arm.upper + 1e-12)
-        if plan.report["min_singularity"] > 0.05:
-            assert plan.report["branch_changes"] == 0
-        np.testing.assert_array_equal(plan.q[0], arm.ik_path(T0[None], q0)[0])
+        if plan.report.min_singularity > 0.05:
+            assert plan.report.branch_changes == 0
+        np.testing.assert_array_equal(plan.q[0], arm.ik_path(T0[None], q0).q[0])
     assert solved >= N_PATHS // 2, f"only {solved} of {N_PATHS} random short lines were solvable"
 
 
@@ -180,7 +180,8 @@ def test_piper_line_through_wrist_singularity_is_continuous():
         Ts = line_poses(T0, T1, 101)  # sample 50 is Tm
         try:
             q0 = arm.ik(T0, qm)
-            Q, rep = arm.ik_path(Ts, q0, return_report=True)
+            rep = arm.ik_path(Ts, q0)
+            Q = rep.q
         except piperik.NoSolutionError:
             continue
         steps = np.abs(np.diff(Q, axis=0))
@@ -189,8 +190,8 @@ def test_piper_line_through_wrist_singularity_is_continuous():
         assert abs(Q[50, 3] - Q[49, 3]) <= 0.01, "q4 is held through the singularity"
         if np.sign(Q[40, 4]) != np.sign(Q[60, 4]):
             crossings += 1
-            assert rep["branch_changes"] >= 1  # the wrist-flip label changed, continuously
-        assert rep["min_singularity"] <= 1e-9
+            assert rep.branch_changes >= 1  # the wrist-flip label changed, continuously
+        assert rep.min_singularity <= 1e-9
     assert crossings >= 3, f"only {crossings} lines actually crossed q5 = 0"
 
 
@@ -206,8 +207,9 @@ def test_unreachable_middle_sample_is_reported_with_its_index(arm):
     Ts[13, :3, 3] = [3.0, 0.0, 0.5]  # far outside the workspace
     with pytest.raises(piperik.NoSolutionError, match=r"sample 13 of 21: .*workspace"):
         arm.ik_path(Ts, q0)
-    Q, rep = arm._path(Ts, q0, 0.25, True, None)
-    assert rep["failed_index"] == 13 and np.isnan(Q[13:]).all() and np.isfinite(Q[:13]).all()
+    rep = arm._path(Ts, q0, 0.25, True, None)
+    Q = rep.q
+    assert rep.failed_index == 13 and np.isnan(Q[13:]).all() and np.isfinite(Q[:13]).all()
 
 
 def test_plan_names_the_segment_that_leaves_the_workspace(arm):
@@ -228,7 +230,7 @@ def test_jump_above_the_bound_is_reported_not_taken():
     Ts = arm.fk(np.stack([qa, qb]))
     with pytest.raises(piperik.NoSolutionError, match="sample 1 of 2: .*step"):
         arm.ik_path(Ts, qa, max_step_rad=0.5)
-    Q = arm.ik_path(Ts, qa, max_step_rad=np.inf)  # no bound: taken
+    Q = arm.ik_path(Ts, qa, max_step_rad=np.inf).q  # no bound: taken
     np.testing.assert_allclose(Q[1], qb, atol=1e-9)
     # ik reports it through the same option
     opts = piperik.SelectOptions(max_step_rad=0.5)
@@ -236,7 +238,8 @@ def test_jump_above_the_bound_is_reported_not_taken():
         arm.ik(Ts[1], qa, options=opts)
     sel = arm.select(Ts[1], qa, options=opts)
     assert sel.step_exceeded and abs(sel.max_step_rad - 1.5) <= 1e-9 and sel.max_step_joint == 0
-    Qb, ok, status = arm.ik_batch(Ts[1:], qa, options=opts, return_status=True)
+    res = arm.ik_batch(Ts[1:], qa, options=opts)
+    Qb, ok, status = res.q, res.ok, res.status
     assert not ok[0] and status[0] == -4
 
 
@@ -349,21 +352,48 @@ def test_cli_path_writes_csv_and_plot(tmp_path, capsys):
     assert "segment 0" in capsys.readouterr().err
 
 
-def test_path_report_fields_read_as_attributes():
-    """PathReport stays a dict and names its fields as attributes too; a missing one is an
-    AttributeError that lists the fields."""
+@pytest.mark.parametrize("make", [piperik.Piper, piperik.Nero], ids=["piper", "nero"])
+def test_path_result_names_what_the_c_loop_reports(make):
+    """ik_path returns a PathResult with named fields (one shape for every arm class; psi only for
+    a 7-DOF arm) that are the joint path's own: its largest step is the largest row difference, at
+    the joint and sample it names. On failure the NoSolutionError carries the status and the
+    partial PathResult, NaN from the failing sample on."""
     import copy
     import pickle
 
-    arm = piperik.Nero()
-    q0 = 0.5 * (np.asarray(arm.lower) + np.asarray(arm.upper))
-    Qg = q0 + np.linspace(0, 0.2, 30)[:, None] * np.ones(7)
-    Q, report = arm.ik_path(arm.fk(Qg), Qg[0], return_report=True)
-    assert isinstance(report, dict) and isinstance(report, piperik.PathReport)
-    assert report.max_step_rad == report["max_step_rad"] and report.failed_index == -1
-    assert report.psi.shape == (30,)
-    with pytest.raises(AttributeError, match="no field 'nope'.*max_step_rad"):
-        report.nope
-    back = pickle.loads(pickle.dumps(report))
-    assert isinstance(back, piperik.PathReport) and back.max_step_rad == report.max_step_rad
-    assert copy.deepcopy(report).failed_index == -1
+    arm = make()
+    q0 = np.array([0.2, 1.2, -1.0, 0.3, 0.6, 0.1] if arm.dof == 6 else [0.2, 0.5, -0.3, 1.0, 0.2, 0.3, 0.1])
+    Qg = q0 + 0.2 * np.linspace(0, 1, 30)[:, None] ** 2 * np.linspace(0.5, 1.0, arm.dof)  # last step largest
+    assert min(arm.singularity(q) for q in Qg) > 0.05  # no singularity crossed: no branch change
+    path = arm.ik_path(arm.fk(Qg), Qg[0])
+    assert isinstance(path, piperik.PathResult) and path.ok and path.failed_index == -1
+    assert path.status == 0 and path.q.shape == (30, arm.dof)
+    steps = np.abs(np.diff(np.vstack([Qg[0], path.q]), axis=0))
+    assert path.max_step_rad == pytest.approx(steps.max(), abs=1e-12)
+    k, j = np.unravel_index(np.argmax(steps), steps.shape)
+    assert (path.max_step_index, path.max_step_joint) == (k, j)
+    assert path.min_singularity == pytest.approx(min(arm.singularity(q) for q in path.q), abs=1e-12)
+    assert path.branch_changes == 0
+    if arm.dof == 7:
+        assert path.psi.shape == (30,)
+        np.testing.assert_allclose(path.psi, arm.arm_angle(path.q), atol=1e-9)
+    else:
+        assert path.psi is None
+    with pytest.raises(AttributeError):
+        path.nope
+    with pytest.raises(Exception):  # frozen: the result is what the solver found
+        path.status = 1
+    back = pickle.loads(pickle.dumps(path))
+    assert isinstance(back, piperik.PathResult) and back.max_step_rad == path.max_step_rad
+    assert copy.deepcopy(path).failed_index == -1
+    assert "PathResult(n=30, ok" in repr(path)
+
+    Ts = arm.fk(Qg)
+    Ts[20, 0, 3] = 50.0  # unreachable: the path stops there
+    with pytest.raises(piperik.NoSolutionError, match="sample 20 of 30: the pose is outside the arm.s workspace") as info:
+        arm.ik_path(Ts, Qg[0])
+    err = info.value
+    assert err.status == piperik._core.STATUS_CODE["UNREACHABLE"] and err.path.failed_index == 20
+    assert not err.path.ok and np.isnan(err.path.q[20:]).all() and np.isfinite(err.path.q[:20]).all()
+    if arm.dof == 7:
+        assert np.isnan(err.path.psi[20:]).all()

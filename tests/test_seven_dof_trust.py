@@ -47,8 +47,7 @@ def test_path_over_identical_poses_holds(cls):
     for family in ([1], [5], [3], [1, 3, 5]):
         q = _family_q(arm, rng, family)
         T = arm.fk(q)
-        Q = arm.ik_path(np.stack([T, T]), q)
-        Q = Q[0] if isinstance(Q, tuple) else Q
+        Q = arm.ik_path(np.stack([T, T]), q).q
         assert np.abs(Q - q).max() < 1e-7
 
 
@@ -120,7 +119,7 @@ def test_ik_path_through_wrist_singularity_keeps_branch_rule():
     Q = np.tile(np.array([0.3, 0.6, -0.4, 1.2, 0.5, 0.0, 0.2]), (400, 1))
     Q[:, 5] = 0.6 * np.sin(2 * np.pi * s)
     Q[:, 0] += 0.3 * np.sin(2 * np.pi * s)
-    P = arm.ik_path(arm.fk(Q), Q[0])
+    P = arm.ik_path(arm.fk(Q), Q[0]).q
     P = P[0] if isinstance(P, tuple) else P
     gen = np.abs(np.diff(Q, axis=0)).max()
     got = np.abs(np.diff(np.vstack([Q[0], P]), axis=0)).max()
@@ -167,14 +166,15 @@ def test_ik_path_follows_sweeping_paths_through_every_singularity(cls):
         crossings = [np.any(np.diff(np.sign(Q[:, j])) != 0) for j in (1, 3, 5)]
         assert all(crossings), "the generator must cross every singular joint value"
         Ts = arm.fk(Q)
-        P, report = arm.ik_path(Ts, Q[0], return_report=True)
+        report = arm.ik_path(Ts, Q[0])
+        P = report.q
         gen_step = np.abs(np.diff(Q, axis=0)).max()
         steps = np.abs(np.diff(np.vstack([Q[0], P]), axis=0)).max()
         assert steps <= 2 * gen_step, f"largest step {steps:.4f} rad, generating path {gen_step:.4f}"
         assert np.all(P >= arm.lower - 1e-9) and np.all(P <= arm.upper + 1e-9)
         dp = np.linalg.norm(arm.fk(P)[:, :3, 3] - Ts[:, :3, 3], axis=1).max()
         assert dp <= 1e-9
-        assert report["max_step_rad"] == pytest.approx(steps, abs=1e-12)
+        assert report.max_step_rad == pytest.approx(steps, abs=1e-12)
         checked += 1
     assert checked == 20
 
@@ -190,8 +190,8 @@ def test_plan_cartesian_through_branch_points_finds_the_continuous_path():
     for _ in range(3):
         Q = _sweeping_path(arm, rng, n=100)
         Ts = arm.fk(Q)
-        _, greedy = arm._path(Ts, Q[0], np.inf, True, None, global_search=False)
-        greedy_failures += greedy["failed_index"] >= 0
+        greedy = arm._path(Ts, Q[0], np.inf, True, None, global_search=False)
+        greedy_failures += greedy.failed_index >= 0
         plan = plan_cartesian(arm, list(Ts), Q[0], max_joint_step_rad=0.1)
         steps = np.abs(np.diff(plan.q, axis=0)).max()
         assert steps <= 0.1

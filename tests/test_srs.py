@@ -194,7 +194,8 @@ def test_unreachable(arm):
     assert arm.feasible_arm_angles(T) == []
     with pytest.raises(piperik.NoSolutionError, match="unreachable"):
         arm.ik(T, np.zeros(7))
-    Q, ok, status, psi = arm.ik_batch(T[None], np.zeros(7), return_status=True)
+    res = arm.ik_batch(T[None], np.zeros(7))
+    Q, ok, status, psi = res.q, res.ok, res.status, res.psi
     assert not ok[0] and status[0] == -1 and np.isnan(Q).all() and np.isnan(psi[0])
 
 
@@ -312,7 +313,8 @@ def test_ik_batch_equals_single_calls(arm):
     Q = random_q(arm, rng, 50)
     Ts = arm.fk(Q)
     Qc = Q + 0.01
-    Qb, ok, status, psi = arm.ik_batch(Ts, Qc, return_status=True)
+    res = arm.ik_batch(Ts, Qc)
+    Qb, ok, status, psi = res.q, res.ok, res.status, res.psi
     assert ok.all() and (status == 0).all()
     for i in range(len(Q)):
         np.testing.assert_array_equal(Qb[i], arm.ik(Ts[i], Qc[i]))
@@ -369,8 +371,8 @@ def test_custom_limits():
 
 @pytest.mark.parametrize("make", [piperik.Piper, piperik.Nero, piperik.Iiwa14], ids=["piper", "nero", "iiwa14"])
 def test_batch_result_names_what_the_c_loop_reports(make):
-    """ik_batch's BatchResult unpacks as (Q, ok) and carries the status (and a 7-DOF arm's psi)
-    that return_status=True returns positionally; rows that fail are NaN with their status."""
+    """ik_batch's BatchResult unpacks as (Q, ok) and names the status (and a 7-DOF arm's psi) per
+    pose, the same as single ik calls; rows that fail are NaN with their status."""
     import pickle
 
     arm = make()
@@ -382,17 +384,18 @@ def test_batch_result_names_what_the_c_loop_reports(make):
     q_out, ok = res
     assert isinstance(res, piperik.BatchResult) and len(res) == 2
     assert q_out is res.q and ok is res.ok
-    plain = arm.ik_batch(Ts, Q, return_status=True)
-    np.testing.assert_array_equal(res.q, plain[0])
-    np.testing.assert_array_equal(res.ok, plain[1])
-    np.testing.assert_array_equal(res.status, plain[2])
+    for i in (0, 17, 39):
+        np.testing.assert_array_equal(res.q[i], arm.ik(Ts[i], Q[i]))
+    with pytest.raises(TypeError):
+        arm.ik_batch(Ts, Q, return_status=True)  # removed: BatchResult names every field
     assert res.status[5] == -1 and not res.ok[5] and np.isnan(res.q[5]).all()
     assert np.all(res.ok == (res.status == 0))
     if arm.dof == 7:
-        np.testing.assert_array_equal(res.psi, plain[3])
+        assert res.psi.shape == (40,) and np.isnan(res.psi[5])
         assert np.all(np.abs(res.psi[res.ok]) <= np.pi)
+        assert res.psi[17] == arm.select(Ts[17], Q[17]).psi
     else:
-        assert res.psi is None and len(plain) == 3
+        assert res.psi is None
     back = pickle.loads(pickle.dumps(res))
     assert isinstance(back, piperik.BatchResult)
     np.testing.assert_array_equal(back.status, res.status)

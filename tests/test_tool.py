@@ -111,7 +111,7 @@ def test_ik_path_and_plan_cartesian_move_the_tcp(cls):
     assert np.abs(arm.fk(plan.q[-1]) - T1).max() <= 1e-9
     Q = q0 + np.linspace(0, 0.3, 60)[:, None] * np.sin(np.arange(arm.dof) + 1.0)
     Ts = arm.fk(Q)
-    P = arm.ik_path(Ts, Q[0])
+    P = arm.ik_path(Ts, Q[0]).q
     assert np.abs(arm.fk(P) - Ts).max() <= 1e-9
     assert np.abs(np.diff(P, axis=0)).max() <= 2 * np.abs(np.diff(Q, axis=0)).max()
     if arm.dof == 6:

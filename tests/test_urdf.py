@@ -146,7 +146,7 @@ def test_every_entry_point_on_urdf_arms_with_a_tool(name, base, tip):
     s = np.linspace(0, 1, 40)[:, None]
     path_q = Q[0] + s * (Q[1] - Q[0]) * 0.2
     path_T = np.array([fk_ref(q) @ tool for q in path_q])
-    P = arm.ik_path(path_T, path_q[0])
+    P = arm.ik_path(path_T, path_q[0]).q
     for q, T in zip(P, path_T):
         assert np.abs(fk_ref(q) @ tool - T).max() <= 1e-12
     assert np.abs(np.diff(P, axis=0)).max() <= 2 * np.abs(np.diff(path_q, axis=0)).max() + 1e-9

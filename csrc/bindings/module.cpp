@@ -240,19 +240,87 @@ struct SelectOptions {
     }
 };
 
-py::dict report_dict(const pik_path_report &r)
+// What select() returns, field by field (piperik.Selection is built from these names): the C
+// selection with its q as an array and the arm angle (None for a 6R arm).
+struct SelectResult {
+    py::array_t<double> q;
+    uint32_t flags = 0;
+    int index = -1;
+    py::object psi;
+    double distance = 0.0, limit_margin_rad = 0.0, singularity = 0.0, max_step_rad = 0.0;
+    int max_step_joint = -1;
+    bool step_exceeded = false, branch_switched = false;
+};
+
+SelectResult select_result(const pik_selection &sel, py::ssize_t dof, py::object psi)
 {
-    py::dict d;
-    d["status"] = r.status;
-    d["reason"] = pik_status_str(r.status);
-    d["failed_index"] = r.failed_index;
-    d["max_step_rad"] = r.max_step_rad;
-    d["max_step_joint"] = r.max_step_joint;
-    d["max_step_index"] = r.max_step_index;
-    d["branch_changes"] = r.branch_changes;
-    d["min_singularity"] = r.min_singularity;
-    return d;
+    SelectResult r;
+    r.q = new_array({dof});
+    std::memcpy(r.q.mutable_data(), sel.q_rad, static_cast<size_t>(dof) * sizeof(double));
+    r.flags = sel.flags;
+    r.index = sel.index;
+    r.psi = std::move(psi);
+    r.distance = sel.distance;
+    r.limit_margin_rad = sel.limit_margin_rad;
+    r.singularity = sel.singularity;
+    r.max_step_rad = sel.max_step_rad;
+    r.max_step_joint = sel.max_step_joint;
+    r.step_exceeded = sel.step_exceeded != 0;
+    r.branch_switched = sel.branch_switched != 0;
+    return r;
 }
+
+// What path() returns, field by field (piperik.PathResult is built from these names).
+struct PathOutcome {
+    py::array_t<double> q;
+    py::object psi;  // (n,) arm angles of a 7R path, None for a 6R arm
+    int status = PIK_OK;
+    std::string reason;
+    int failed_index = -1;
+    double max_step_rad = 0.0;
+    int max_step_joint = -1, max_step_index = -1, branch_changes = 0;
+    double min_singularity = 1.0;
+};
+
+// The outcome of a path solve: an input error raises ValueError naming the pose; the rows (and arm
+// angles) from a failing sample on become NaN, so nothing past the failure reads as an answer.
+PathOutcome path_outcome(const darray &Ts, py::array_t<double> Q, py::object psi, const pik_path_report &rep)
+{
+    if (rep.status <= PIK_ERR_NULL) {
+        const int i = std::max(rep.failed_index, 0);
+        throw py::value_error(pose_error(rep.status, Ts.data() + 16 * i, "Ts[" + std::to_string(i) + "]"));
+    }
+    if (rep.failed_index >= 0) {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const py::ssize_t n = Q.shape(0), dof = Q.shape(1);
+        double *Qd = Q.mutable_data();
+        std::fill(Qd + dof * rep.failed_index, Qd + dof * n, nan);
+        if (!psi.is_none()) {
+            auto psi_arr = psi.cast<py::array_t<double>>();
+            std::fill(psi_arr.mutable_data() + rep.failed_index, psi_arr.mutable_data() + n, nan);
+        }
+    }
+    PathOutcome out;
+    out.q = std::move(Q);
+    out.psi = std::move(psi);
+    out.status = rep.status;
+    out.reason = pik_status_str(rep.status);
+    out.failed_index = rep.failed_index;
+    out.max_step_rad = rep.max_step_rad;
+    out.max_step_joint = rep.max_step_joint;
+    out.max_step_index = rep.max_step_index;
+    out.branch_changes = rep.branch_changes;
+    out.min_singularity = rep.min_singularity;
+    return out;
+}
+
+// What ik_batch() returns, field by field (piperik.BatchResult): the same four for every arm class.
+struct BatchOutcome {
+    py::array_t<double> q;
+    py::array_t<bool> ok;
+    py::array_t<int32_t> status;
+    py::object psi;  // (N,) chosen arm angles of a 7R arm, None for a 6R arm
+};
 
 const SelectOptions &options_or_default(const SelectOptions *opts)
 {
@@ -639,16 +707,12 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
         return q;
     }
 
-    // The selection with what it chose: (q, flags, index, distance, limit_margin, singularity,
-    // max_step, max_step_joint, step_exceeded, branch_switched).
-    py::tuple select(py::handle T_obj, py::handle qc_obj, const SelectOptions *opts) const
+    // The selection with what it chose (index: the row of ik_all).
+    SelectResult select(py::handle T_obj, py::handle qc_obj, const SelectOptions *opts) const
     {
         pik_selection sel;
         select_impl(T_obj, qc_obj, options_or_default(opts), sel, 0u);  // full set: index = ik_all row
-        auto q = new_array({6});
-        std::memcpy(q.mutable_data(), sel.q_rad, 6 * sizeof(double));
-        return py::make_tuple(q, sel.flags, sel.index, sel.distance, sel.limit_margin_rad, sel.singularity,
-                              sel.max_step_rad, sel.max_step_joint, bool(sel.step_exceeded), bool(sel.branch_switched));
+        return select_result(sel, 6, py::none());
     }
 
     double singularity(py::handle q_obj) const
@@ -660,8 +724,8 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
         return pik_arm6_singularity(&m_, q.data);
     }
 
-    // (Q (n,6) NaN from the failing sample on, report dict)
-    py::tuple path(py::handle Ts_obj, py::handle q0_obj, const SelectOptions *opts, double max_step, bool keep_branch) const
+    // The joint path and its report (rows NaN from a failing sample on).
+    PathOutcome path(py::handle Ts_obj, py::handle q0_obj, const SelectOptions *opts, double max_step, bool keep_branch) const
     {
         darray Ts = poses_arg(Ts_obj, "Ts");
         JointArg q0 = joint_arg(q0_obj, 6, "q_start");
@@ -676,21 +740,11 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
             py::gil_scoped_release release;
             pik_arm6_path(&m_, Ts.data(), static_cast<int>(n), q0.data, &po, Q.mutable_data(), &rep);
         }
-        if (rep.status <= PIK_ERR_NULL) {  // an input error: name the pose
-            throw py::value_error(pose_error(rep.status, Ts.data() + 16 * std::max(rep.failed_index, 0),
-                                             "Ts[" + std::to_string(std::max(rep.failed_index, 0)) + "]"));
-        }
-        if (rep.failed_index >= 0) {
-            double *Qd = Q.mutable_data();
-            for (py::ssize_t i = 6 * rep.failed_index; i < 6 * n; ++i) {
-                Qd[i] = std::numeric_limits<double>::quiet_NaN();
-            }
-        }
-        return py::make_tuple(Q, report_dict(rep));
+        return path_outcome(Ts, std::move(Q), py::none(), rep);
     }
 
-    // (N,4,4) -> (Q (N,6) with NaN rows where no in-limit solution, ok (N,), status (N,) int32).
-    py::tuple ik_batch(py::handle Ts_obj, py::handle qc_obj, const SelectOptions *opts) const
+    // (N,4,4) -> Q (N,6) with NaN rows where no in-limit solution, ok (N,), status (N,) int32.
+    BatchOutcome ik_batch(py::handle Ts_obj, py::handle qc_obj, const SelectOptions *opts) const
     {
         darray Ts = poses_arg(Ts_obj, "Ts");
         py::ssize_t n = Ts.shape(0);
@@ -742,7 +796,7 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
             throw py::value_error(
                 pose_error(first_bad_status, Td + 16 * first_bad, "Ts[" + std::to_string(first_bad) + "]"));
         }
-        return py::make_tuple(Q, ok, status);
+        return BatchOutcome{std::move(Q), std::move(ok), std::move(status), py::none()};
     }
 
     // Median-free C timing for the benchmark: ns per pose of pik_arm6_ik over Ts, `repeats` passes.
@@ -997,16 +1051,14 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
         return py::make_tuple(out, by_branch);
     }
 
-    // (q, flags, branch, psi, distance, limit_margin); raises NoSolutionError.
-    py::tuple select(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj,
-                     const SelectOptions *opts) const
+    // The selection with what it chose (index: the branch value 0..7) and its arm angle; raises
+    // NoSolutionError.
+    SelectResult select(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj,
+                        const SelectOptions *opts) const
     {
         pik_selection sel;
         double psi = select_impl(T_obj, qc_obj, policy, psi_obj, options_or_default(opts), sel);
-        auto q = new_array({7});
-        std::memcpy(q.mutable_data(), sel.q_rad, 7 * sizeof(double));
-        return py::make_tuple(q, sel.flags, sel.index, psi, sel.distance, sel.limit_margin_rad, sel.singularity,
-                              sel.max_step_rad, sel.max_step_joint, bool(sel.step_exceeded), bool(sel.branch_switched));
+        return select_result(sel, 7, py::float_(psi));
     }
 
     py::array_t<double> ik(py::handle T_obj, py::handle qc_obj, int policy, py::handle psi_obj,
@@ -1023,8 +1075,8 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
         return q;
     }
 
-    // (Q (N,7) NaN rows where not ok, ok (N,), status (N,), psi (N,)); q_current (7,) or (N,7).
-    py::tuple ik_batch(py::handle Ts_obj, py::handle qc_obj, int policy, py::handle psi_obj,
+    // Q (N,7) NaN rows where not ok, ok (N,), status (N,), psi (N,); q_current (7,) or (N,7).
+    BatchOutcome ik_batch(py::handle Ts_obj, py::handle qc_obj, int policy, py::handle psi_obj,
                        const SelectOptions *opts_obj) const
     {
         darray Ts = poses_arg(Ts_obj, "Ts");
@@ -1085,7 +1137,7 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
             throw py::value_error(
                 pose_error(first_bad_status, Td + 16 * first_bad, "Ts[" + std::to_string(first_bad) + "]"));
         }
-        return py::make_tuple(Q, ok, status, psi_out);
+        return BatchOutcome{std::move(Q), std::move(ok), std::move(status), std::move(psi_out)};
     }
 
     // C timings for the benchmark [ns per call]: "ik" (all 8 at psi), "feasible", "select".
@@ -1210,9 +1262,9 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
         return pik_srs_singularity_of(&m_, q.data);
     }
 
-    // (Q (n,7) NaN from the failing sample on, psi (n,), report dict)
-    py::tuple path(py::handle Ts_obj, py::handle q0_obj, const SelectOptions *opts, double max_step, bool keep_branch,
-                   bool global_search) const
+    // The joint path, its arm angles and its report (NaN from a failing sample on).
+    PathOutcome path(py::handle Ts_obj, py::handle q0_obj, const SelectOptions *opts, double max_step, bool keep_branch,
+                     bool global_search) const
     {
         darray Ts = poses_arg(Ts_obj, "Ts");
         JointArg q0 = joint_arg(q0_obj, 7, "q_start");
@@ -1232,20 +1284,7 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
             pik_srs_path_ws(&m_, Ts.data(), static_cast<int>(n), q0.data, &po, work.get(), bytes, Q.mutable_data(),
                             psi.mutable_data(), &rep);
         }
-        if (rep.status <= PIK_ERR_NULL) {
-            throw py::value_error(pose_error(rep.status, Ts.data() + 16 * std::max(rep.failed_index, 0),
-                                             "Ts[" + std::to_string(std::max(rep.failed_index, 0)) + "]"));
-        }
-        if (rep.failed_index >= 0) {
-            double *Qd = Q.mutable_data(), *pd = psi.mutable_data();
-            for (py::ssize_t i = 7 * rep.failed_index; i < 7 * n; ++i) {
-                Qd[i] = std::numeric_limits<double>::quiet_NaN();
-            }
-            for (py::ssize_t i = rep.failed_index; i < n; ++i) {
-                pd[i] = std::numeric_limits<double>::quiet_NaN();
-            }
-        }
-        return py::make_tuple(Q, psi, report_dict(rep));
+        return path_outcome(Ts, std::move(Q), std::move(psi), rep);
     }
 
   private:
@@ -1605,6 +1644,37 @@ PYBIND11_MODULE(_core, m)
                    ", continuous_step_rad=" + num_str(o.o.continuous_step_rad) +
                    ", max_step_rad=" + num_str(o.o.max_step_rad) + ")";
         });
+
+    // The results the arm classes return, by field name (the Python layer wraps them in its
+    // documented dataclasses).
+    py::class_<SelectResult>(m, "SelectResult")
+        .def_readonly("q", &SelectResult::q)
+        .def_readonly("flags", &SelectResult::flags)
+        .def_readonly("index", &SelectResult::index)
+        .def_readonly("psi", &SelectResult::psi)
+        .def_readonly("distance", &SelectResult::distance)
+        .def_readonly("limit_margin_rad", &SelectResult::limit_margin_rad)
+        .def_readonly("singularity", &SelectResult::singularity)
+        .def_readonly("max_step_rad", &SelectResult::max_step_rad)
+        .def_readonly("max_step_joint", &SelectResult::max_step_joint)
+        .def_readonly("step_exceeded", &SelectResult::step_exceeded)
+        .def_readonly("branch_switched", &SelectResult::branch_switched);
+    py::class_<PathOutcome>(m, "PathOutcome")
+        .def_readonly("q", &PathOutcome::q)
+        .def_readonly("psi", &PathOutcome::psi)
+        .def_readonly("status", &PathOutcome::status)
+        .def_readonly("reason", &PathOutcome::reason)
+        .def_readonly("failed_index", &PathOutcome::failed_index)
+        .def_readonly("max_step_rad", &PathOutcome::max_step_rad)
+        .def_readonly("max_step_joint", &PathOutcome::max_step_joint)
+        .def_readonly("max_step_index", &PathOutcome::max_step_index)
+        .def_readonly("branch_changes", &PathOutcome::branch_changes)
+        .def_readonly("min_singularity", &PathOutcome::min_singularity);
+    py::class_<BatchOutcome>(m, "BatchOutcome")
+        .def_readonly("q", &BatchOutcome::q)
+        .def_readonly("ok", &BatchOutcome::ok)
+        .def_readonly("status", &BatchOutcome::status)
+        .def_readonly("psi", &BatchOutcome::psi);
 
     py::class_<Arm6> arm6(m, "Arm6");
     Arm6::bind_common(arm6);
