@@ -111,10 +111,10 @@ CHILD = textwrap.dedent(r"""
             dq = np.linspace(-1.0, 1.0, 7)[:, None] * 0.005 * np.sign(np.arange(arm.dof) % 3 - 1.0)
             path_q = q + dq
             PT = arm.fk(path_q)
-            P = call(arm.ik_path, PT, path_q[0])
-            if P is not None:
+            path = call(arm.ik_path, PT, path_q[0])
+            if path is not None:
                 for k in range(len(PT)):
-                    check_q(arm, P[k], PT[k], "ik_path")
+                    check_q(arm, path.q[k], PT[k], "ik_path")
 
     rng = np.random.default_rng(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
     n_random = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
