@@ -177,7 +177,10 @@ int pik_arm6_fk(const pik_arm6_model *m, const pik_real q_rad[6], pik_real T_out
         return PIK_ERR_NONFINITE;
     }
     if (m->chain != 0) {
-        pik_chain_fk(m->chain, q_rad, T_out); /* the description's own kinematics */
+        int st = pik_chain_fk(m->chain, q_rad, T_out); /* the description's own kinematics */
+        if (st != PIK_OK) {
+            return st; /* a build without chains (PIK_CHAIN=0) */
+        }
     } else {
         joint_sincos(m, q_rad, &j);
         compose(m, &j, R, p);

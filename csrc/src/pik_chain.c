@@ -25,6 +25,8 @@
 /* How far from unit length a joint axis may be (the Python layer normalises them). */
 #define CHAIN_AXIS_TOL PIK_TOL(1e-12, 1e-6)
 
+#if PIK_CHAIN
+
 int pik_chain_check(const pik_chain *ch)
 {
     int i, k;
@@ -286,6 +288,36 @@ CHAIN_NOINLINE static void zerror(const zchain *z, const pik_real *q, const pik_
     error_of(z->n, R, p, (const pik_real(*)[3])w, (const pik_real(*)[3])o, R_t, p_t, e, J);
 }
 
+#else /* PIK_CHAIN == 0: the polish is compiled out (pik_config.h); a model with a chain is refused */
+
+int pik_chain_check(const pik_chain *ch)
+{
+    (void)ch;
+    return PIK_ERR_BAD_MODEL;
+}
+
+int pik_chain_fk(const pik_chain *ch, const pik_real *q_rad, pik_real T_out[16])
+{
+    (void)ch;
+    (void)q_rad;
+    (void)T_out;
+    return PIK_ERR_BAD_MODEL;
+}
+
+int pik_chain_error(const pik_chain *ch, const pik_real *q_rad, const pik_real R_t[9], const pik_real p_t[3],
+                    pik_real e[6], pik_real *J)
+{
+    (void)ch;
+    (void)q_rad;
+    (void)R_t;
+    (void)p_t;
+    (void)e;
+    (void)J;
+    return PIK_ERR_BAD_MODEL;
+}
+
+#endif /* PIK_CHAIN */
+
 /* LU factors of the dense n x n matrix A (row-major, in place: unit-diagonal L below, U on and above
  * the diagonal) with partial pivoting, n <= 8; perm[c] is the row swapped with row c at step c.
  * PIK_UNREACHABLE when a pivot is below PIK_EPS times the largest entry (singular to working
@@ -366,6 +398,8 @@ int pik_solve_dense(int n, pik_real *A, pik_real *b)
     lu_solve(n, A, perm, b);
     return PIK_OK;
 }
+
+#if PIK_CHAIN
 
 static pik_real norm3(const pik_real v[3]) { return pik_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
 
@@ -551,3 +585,30 @@ int pik_chain_polish_at_arm_angle(const pik_chain *ch, const pik_real T[16], pik
     }
     return polish(ch, T, q_rad, m, psi_rad, pos_err, rot_err);
 }
+
+#else /* PIK_CHAIN == 0 */
+
+int pik_chain_polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, pik_real *pos_err, pik_real *rot_err)
+{
+    (void)ch;
+    (void)T;
+    (void)q_rad;
+    (void)pos_err;
+    (void)rot_err;
+    return PIK_ERR_BAD_MODEL;
+}
+
+int pik_chain_polish_at_arm_angle(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, const pik_srs_model *m,
+                                  pik_real psi_rad, pik_real *pos_err, pik_real *rot_err)
+{
+    (void)ch;
+    (void)T;
+    (void)q_rad;
+    (void)m;
+    (void)psi_rad;
+    (void)pos_err;
+    (void)rot_err;
+    return PIK_ERR_BAD_MODEL;
+}
+
+#endif /* PIK_CHAIN */

@@ -188,7 +188,10 @@ int pik_srs_fk(const pik_srs_model *m, const pik_real q_rad[7], pik_real T_out[1
         return PIK_ERR_NONFINITE;
     }
     if (m->chain != 0) { /* the description's own kinematics */
-        pik_chain_fk(m->chain, q_rad, T_out);
+        int st = pik_chain_fk(m->chain, q_rad, T_out);
+        if (st != PIK_OK) {
+            return st; /* a build without chains (PIK_CHAIN=0) */
+        }
         if (pik_tool_present(m->T_tool)) {
             pik_tool_apply(m->T_tool, T_out);
         }

@@ -82,17 +82,12 @@ static inline float pik_atan2f_unit_inline(float s, float c) { return atan2f(s, 
 
 #define PIK_UNIT_OUT_OF_RANGE(n2, s, c, lo, hi) (!((n2) <= (hi)) || ((n2) < (lo) && ((s) != 0 || (c) != 0)))
 
-static inline void pik_sincos_inline(double x_rad, double *sin_out, double *cos_out)
+/* The table path alone, for |x_rad| <= PIK_TRIG_TABLE_MAX_ARG (the callers below check it). */
+static inline void pik_sincos_table_inline(double x_rad, double *sin_out, double *cos_out)
 {
     double t, kf, d, d2, s0, c0, sin_d, cos_dm1;
     long k;
     unsigned idx;
-    /* !(a <= b) is also true for NaN, which libm then propagates. */
-    if (!(fabs(x_rad) <= PIK_TRIG_TABLE_MAX_ARG)) {
-        *sin_out = sin(x_rad);
-        *cos_out = cos(x_rad);
-        return;
-    }
     t = x_rad * PIK_STEP_INV;
     k = (long)(t >= 0.0 ? t + 0.5 : t - 0.5); /* nearest grid point, no libm call */
     kf = (double)k;
@@ -109,16 +104,45 @@ static inline void pik_sincos_inline(double x_rad, double *sin_out, double *cos_
     *cos_out = c0 + (c0 * cos_dm1 - s0 * sin_d);
 }
 
-static inline void pik_sincosf_inline(float x_rad, float *sin_out, float *cos_out)
+/* The public pik_sincos: beyond the table's range, libm's exactly reduced sin/cos. */
+static inline void pik_sincos_inline(double x_rad, double *sin_out, double *cos_out)
+{
+    /* !(a <= b) is also true for NaN, which libm then propagates. */
+    if (!(fabs(x_rad) <= PIK_TRIG_TABLE_MAX_ARG)) {
+        *sin_out = sin(x_rad);
+        *cos_out = cos(x_rad);
+        return;
+    }
+    pik_sincos_table_inline(x_rad, sin_out, cos_out);
+}
+
+/* The core's own kernel (pik_sincos_r): the same in range; beyond it the argument is reduced by
+ * fmod with the double 2 pi and then looked up, so the core never calls libm's sin/cos, whose
+ * large-argument reduction (newlib's __kernel_rem_pio2) was the deepest frame of every chain that
+ * takes a caller's joint value: 744 B of the M7's static stack bound. fmod's remainder is exact and
+ * the rounded period moves the argument by n (2 pi - fl(2 pi)), under 0.4 ulp of the argument
+ * itself: the result is sin/cos of an argument within 0.4 ulp of x_rad (a joint value of 1e7 rad,
+ * which no arm reaches, is only known to 2e-9 rad anyway). NaN and infinities give NaN. */
+static inline void pik_sincos_core_inline(double x_rad, double *sin_out, double *cos_out)
+{
+    if (!(fabs(x_rad) <= PIK_TRIG_TABLE_MAX_ARG)) {
+        if (!(x_rad - x_rad == 0.0)) {
+            *sin_out = *cos_out = x_rad - x_rad; /* NaN, and no table index is formed from it */
+            return;
+        }
+        x_rad = fmod(x_rad, 2.0 * PIK_PI_HI);
+    }
+    pik_sincos_table_inline(x_rad, sin_out, cos_out);
+}
+
+/* Float: the table path alone, for |x_rad| <= PIK_SINCOSF_TABLE_MAX_ARG (k * STEP_HI_F32 is exact
+ * below 2^12 steps, about 100 rad). */
+#define PIK_SINCOSF_TABLE_MAX_ARG (4096.0f * PIK_STEP_HI_F32)
+static inline void pik_sincosf_table_inline(float x_rad, float *sin_out, float *cos_out)
 {
     float t, kf, d, d2, s0, c0, sin_d, cos_dm1;
     long k;
     unsigned idx;
-    if (!(fabsf(x_rad) <= 4096.0f * PIK_STEP_HI_F32)) { /* k * STEP_HI_F32 exact below 2^12 steps */
-        *sin_out = sinf(x_rad);
-        *cos_out = cosf(x_rad);
-        return;
-    }
     t = x_rad * PIK_STEP_INV_F32;
     k = (long)(t >= 0.0f ? t + 0.5f : t - 0.5f);
     kf = (float)k;
@@ -131,6 +155,31 @@ static inline void pik_sincosf_inline(float x_rad, float *sin_out, float *cos_ou
     cos_dm1 = d2 * (-0.5f + d2 * (1.0f / 24.0f - d2 * (1.0f / 720.0f)));
     *sin_out = s0 + (s0 * cos_dm1 + c0 * sin_d);
     *cos_out = c0 + (c0 * cos_dm1 - s0 * sin_d);
+}
+
+static inline void pik_sincosf_inline(float x_rad, float *sin_out, float *cos_out)
+{
+    if (!(fabsf(x_rad) <= PIK_SINCOSF_TABLE_MAX_ARG)) {
+        *sin_out = sinf(x_rad);
+        *cos_out = cosf(x_rad);
+        return;
+    }
+    pik_sincosf_table_inline(x_rad, sin_out, cos_out);
+}
+
+/* The float core's kernel, as pik_sincos_core_inline: fmodf with the float 2 pi moves the argument
+ * by under half a float ulp of itself, and newlib's cosf reduction (480 B of the M4F's bound) stays
+ * out of the core. */
+static inline void pik_sincosf_core_inline(float x_rad, float *sin_out, float *cos_out)
+{
+    if (!(fabsf(x_rad) <= PIK_SINCOSF_TABLE_MAX_ARG)) {
+        if (!(x_rad - x_rad == 0.0f)) {
+            *sin_out = *cos_out = x_rad - x_rad;
+            return;
+        }
+        x_rad = fmodf(x_rad, 2.0f * PIK_PI_HI_F32);
+    }
+    pik_sincosf_table_inline(x_rad, sin_out, cos_out);
 }
 
 /* Float atan2, the scheme of pik_atan2_inline in single precision with its own float table: z^5/5
@@ -309,13 +358,17 @@ static inline void pik_atan2_unit_x2(const double *s, const double *c, double *o
 #endif /* PIK_USE_LIBM */
 
 /* The kernels of the core's own precision. */
+#if PIK_USE_LIBM /* libm throughout */
+#define pik_sincosf_core_inline pik_sincosf_inline
+#define pik_sincos_core_inline pik_sincos_inline
+#endif
 #if PIK_FLOAT
-#define pik_sincos_r pik_sincosf_inline
+#define pik_sincos_r pik_sincosf_core_inline
 #define pik_atan2_r pik_atan2f_inline
 #define pik_atan2_unit_r pik_atan2f_unit_inline
 #define PIK_ATAN2 pik_atan2f
 #else
-#define pik_sincos_r pik_sincos_inline
+#define pik_sincos_r pik_sincos_core_inline
 #define pik_atan2_r pik_atan2_inline
 #define pik_atan2_unit_r pik_atan2_unit_inline
 #define PIK_ATAN2 pik_atan2

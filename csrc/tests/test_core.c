@@ -157,8 +157,8 @@ static double ang_diff(double a, double b)
 static void print_config(void)
 {
     /* One line, checked by csrc/Makefile against the options it passed. */
-    printf("config: real=%s trig=%s status_strings=%d table_attr=\"%s\" sizeof(pik_real)=%u\n", PIK_REAL_NAME,
-           PIK_USE_LIBM ? "libm" : "table", PIK_WITH_STATUS_STRINGS, PIK_STR(PIK_TABLE_ATTR),
+    printf("config: real=%s trig=%s status_strings=%d chain=%d table_attr=\"%s\" sizeof(pik_real)=%u\n",
+           PIK_REAL_NAME, PIK_USE_LIBM ? "libm" : "table", PIK_WITH_STATUS_STRINGS, PIK_CHAIN, PIK_STR(PIK_TABLE_ATTR),
            (unsigned)sizeof(pik_real));
     printf("config: sizeof(pik_solution_set)=%u sizeof(pik_arm6_model)=%u sizeof(pik_srs_model)=%u\n",
            (unsigned)sizeof(pik_solution_set), (unsigned)sizeof(pik_arm6_model), (unsigned)sizeof(pik_srs_model));
@@ -787,6 +787,7 @@ static void piper_chain(const pik_arm6_model *m, double axis_tilt_rad, double wr
  * axis is tilted by 1e-4 rad. Every solution must reproduce the chain's FK and carry the polished
  * flag; the generating configuration must be among them away from singularities; bad chains are
  * refused by the model check; the dense solver reports a singular matrix. */
+#if PIK_CHAIN
 static void test_chain(int n)
 {
     pik_arm6_model m = *pik_piper_model(0);
@@ -852,6 +853,28 @@ static void test_chain(int n)
     CHECK(pik_solve_dense(2, A, b) == PIK_UNREACHABLE, "a singular system is reported, not solved");
     CHECK(pik_solve_dense(9, A, b) == PIK_ERR_BAD_ARGUMENT, "a system above 8 unknowns is refused");
 }
+#else
+/* A build without chains (PIK_CHAIN=0): a model pointing at one is refused, and so is every chain
+ * call; the dense solver stays. */
+static void test_chain(int n)
+{
+    pik_arm6_model m = *pik_piper_model(0);
+    pik_srs_model m7 = *pik_iiwa14_model();
+    pik_chain ch;
+    pik_real q[7] = {0}, T[16], A[4] = {1, 2, 2, 4}, b[2] = {1, 1};
+    (void)n;
+    piper_chain(&m, 0, 0, &ch);
+    m.chain = &ch;
+    CHECK(pik_arm6_model_check(&m) == PIK_ERR_BAD_MODEL, "PIK_CHAIN=0: a 6R model with a chain is refused");
+    CHECK(pik_arm6_fk(&m, q, T) == PIK_ERR_BAD_MODEL, "PIK_CHAIN=0: fk of a chained 6R model is refused");
+    ch.n_joints = 7;
+    m7.chain = &ch;
+    CHECK(pik_srs_model_check(&m7) == PIK_ERR_BAD_MODEL, "PIK_CHAIN=0: an S-R-S model with a chain is refused");
+    CHECK(pik_srs_fk(&m7, q, T) == PIK_ERR_BAD_MODEL, "PIK_CHAIN=0: fk of a chained S-R-S model is refused");
+    CHECK(pik_chain_polish(&ch, T, q, 0, 0) == PIK_ERR_BAD_MODEL, "PIK_CHAIN=0: the polish is compiled out");
+    CHECK(pik_solve_dense(2, A, b) == PIK_UNREACHABLE, "PIK_CHAIN=0: the dense solver stays");
+}
+#endif
 
 int main(int argc, char **argv)
 {

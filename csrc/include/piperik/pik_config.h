@@ -26,6 +26,15 @@
  *                          speed they had before the OPW class), once for every OPW arm (default).
  *                       0: compiled once (about 5 KiB less flash on Cortex-M); arms without offsets
  *                          take a few per cent more instructions. Results are identical.
+ *   PIK_CHAIN           1: near-class arms (pik_chain.h, piperik.from_urdf) are supported: a model may
+ *                          point at its description's chain, whose Newton polish makes every
+ *                          solution exact on it (default).
+ *                       0: the chain code is compiled out, for images whose models are presets
+ *                          (the reference firmware, csrc/Makefile's Cortex-M builds): the model
+ *                          checks refuse a model with a chain (PIK_ERR_BAD_MODEL), every
+ *                          pik_chain_* call returns PIK_ERR_BAD_MODEL (pik_solve_dense stays), and
+ *                          the polish's frames (2.1 KiB on the M7) leave the static stack bound.
+ *                          Preset results are identical.
  *   PIK_NO_VECTOR_EXT   defined: never use the GCC vector-extension kernels (pik_trig_impl.h);
  *                       they are used only in the double build, where they give bit-identical
  *                       results (SSE2 on x86-64, NEON on aarch64, scalar code elsewhere).
@@ -54,6 +63,10 @@
 
 #ifndef PIK_ARM6_SPECIALISED
 #define PIK_ARM6_SPECIALISED 1
+#endif
+
+#ifndef PIK_CHAIN
+#define PIK_CHAIN 1
 #endif
 
 /*
