@@ -19,19 +19,22 @@
 
 
 
-/* Roots in [-pi, pi] of a sin psi + b cos psi + c = 0 (at most 2). */
+/* Roots in [-pi, pi] of a sin psi + b cos psi + c = 0 (at most 2). With r^2 = a^2 + b^2 and
+ * h = sqrt(r^2 - c^2), the roots' (cos, sin) are (-c b +- a h, -c a -+ b h) / r^2: one unit-vector
+ * atan2 each, no phase angle to subtract and wrap. */
 static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
 {
-    pik_real r = pik_sqrt(a * a + b * b), gam, t, h;
+    pik_real r2 = a * a + b * b, r = pik_sqrt(r2), h, inv, s[2], co[2];
     if (!(r > SRS_ROOT_NORM_MIN) || !(pik_fabs(c) <= r)) {
         return 0;
     }
-    /* a sin + b cos = r sin(psi + gam), gam = atan2(b, a); sin(psi + gam) = -c / r. */
-    gam = pik_atan2_r(b, a);
     h = pik_sqrt((r - c) * (r + c));
-    t = pik_atan2_r(-c, h);
-    out[0] = pik_wrap_pi(t - gam);
-    out[1] = pik_wrap_pi(PIK_PI - t - gam);
+    inv = 1 / r2;
+    co[0] = (-c * b + a * h) * inv;
+    s[0] = (-c * a - b * h) * inv;
+    co[1] = (-c * b - a * h) * inv;
+    s[1] = (-c * a + b * h) * inv;
+    pik_atan2_unit_many(s, co, out, 2);
     return 2;
 }
 
@@ -94,28 +97,38 @@ static int singular_psi(lin3 f, pik_real *out, int *everywhere)
 
 void pik_srs_arm_lin(const srs_pose *P, int g, srs_lin_arm *L)
 {
-    const pik_real *u = P->u;
-    pik_real ux[9], As[9], Bs[9], Cs[9], Aw[9], Bw[9], Cw[9], tmp[9], tmp2[9];
-    int k;
-    /* R03(psi) = As sin + Bs cos + Cs: As = [u]x R03ref, Bs = (I - u u^T) R03ref, Cs = u u^T R03ref. */
-    ux[0] = 0.0;   ux[1] = -u[2]; ux[2] = u[1];
-    ux[3] = u[2];  ux[4] = 0.0;   ux[5] = -u[0];
-    ux[6] = -u[1]; ux[7] = u[0];  ux[8] = 0.0;
-    mul33(ux, P->R03ref[g], As);
-    for (k = 0; k < 9; ++k) {
-        int r = k / 3, c = k % 3;
-        tmp[k] = u[r] * u[c];
-        tmp2[k] = (r == c ? 1 : 0) - tmp[k];
+    static const unsigned char wrist[5] = {2, 5, 6, 7, 8}; /* the entries of R47 the wrist's joints use */
+    const pik_real *u = P->u, *R0 = P->R03ref[g], *G = P->R34[g], *R = P->R;
+    pik_real As[9], Bs[9], Cs[9], v[3], Gv[3], Ru[3], Ya[9], Y0[9];
+    pik_real Aw[9] = {0}, Bw[9] = {0}, Cw[9] = {0};
+    int k, j;
+    /* R03(psi) = As sin + Bs cos + Cs, R03ref turned by psi about u (Rodrigues): As = [u]x R03ref,
+     * Cs = u u^T R03ref = u v^T with v = R03ref^T u, Bs = R03ref - Cs. */
+    for (j = 0; j < 3; ++j) {
+        pik_real x = R0[j], y = R0[3 + j], z = R0[6 + j]; /* column j */
+        As[j] = u[1] * z - u[2] * y;
+        As[3 + j] = u[2] * x - u[0] * z;
+        As[6 + j] = u[0] * y - u[1] * x;
+        v[j] = u[0] * x + u[1] * y + u[2] * z;
     }
-    mul33(tmp2, P->R03ref[g], Bs);
-    mul33(tmp, P->R03ref[g], Cs);
-    /* R47(psi) = R34^T R03(psi)^T R: Aw = R34^T As^T R, ... */
-    mul33_tn(As, P->R, tmp);
-    mul33_tn(P->R34[g], tmp, Aw);
-    mul33_tn(Bs, P->R, tmp);
-    mul33_tn(P->R34[g], tmp, Bw);
-    mul33_tn(Cs, P->R, tmp);
-    mul33_tn(P->R34[g], tmp, Cw);
+    for (k = 0; k < 9; ++k) {
+        Cs[k] = u[k / 3] * v[k % 3];
+        Bs[k] = R0[k] - Cs[k];
+    }
+    /* R47(psi) = R34^T R03(psi)^T R, only the entries the wrist uses: Aw = R34^T (As^T R),
+     * Cw = (R34^T v)(R^T u)^T, Bw = R34^T (R03ref^T R) - Cw. */
+    mul33_tn(As, R, Ya);
+    mul33_tn(R0, R, Y0);
+    for (j = 0; j < 3; ++j) {
+        Gv[j] = G[j] * v[0] + G[3 + j] * v[1] + G[6 + j] * v[2];
+        Ru[j] = R[j] * u[0] + R[3 + j] * u[1] + R[6 + j] * u[2];
+    }
+    for (k = 0; k < 5; ++k) {
+        int e = wrist[k], r = e / 3, c = e % 3;
+        Aw[e] = G[r] * Ya[c] + G[3 + r] * Ya[3 + c] + G[6 + r] * Ya[6 + c];
+        Cw[e] = Gv[r] * Ru[c];
+        Bw[e] = G[r] * Y0[c] + G[3 + r] * Y0[3 + c] + G[6 + r] * Y0[6 + c] - Cw[e];
+    }
     /* t1 = atan2(R03[1][1], R03[0][1]); t2 = acos(R03[2][1]); t3 = atan2(-R03[2][2], -R03[2][0]);
      * t5 = atan2(R47[1][2], R47[0][2]); t6 = acos(R47[2][2]); t7 = atan2(R47[2][1], -R47[2][0]). */
     L->n[0] = entry(As, Bs, Cs, 4, 1);  L->d[0] = entry(As, Bs, Cs, 1, 1);
