@@ -92,7 +92,8 @@ setup(
     ext_modules=[
         Pybind11Extension(
             "piperik._core",
-            ["csrc/bindings/module.cpp"],
+            ["csrc/bindings/module.cpp", "csrc/bindings/bind_proto.cpp", "csrc/bindings/bind_fw_sim.cpp",
+             "csrc/bindings/bench_hooks.cpp"],
             include_dirs=[INCLUDE],
             cxx_std=17,
             libraries=EXT_LIBS,

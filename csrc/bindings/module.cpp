@@ -1,12 +1,13 @@
-// piperik._core: the one pybind11 translation unit. Thin by design: convert and validate arguments
-// into named owned arrays, call the C core (releasing the GIL around batch loops), map status codes
-// to exceptions. Docs and the public API live in the Python package (piperik/).
+// piperik._core: the arms (Arm6, Arm7 on one ArmBase template), their argument checks and result
+// objects, and the module's set-up. Thin by design: convert and validate arguments into named owned
+// arrays, call the C core (releasing the GIL around batch loops), map status codes to exceptions.
+// The serial codec (bind_proto.cpp), the firmware simulator (bind_fw_sim.cpp) and the benchmark's
+// timed C loops (bench_hooks.cpp) have translation units of their own. Docs and the public API live
+// in the Python package (piperik/).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -16,19 +17,14 @@
 #include <string>
 #include <utility>
 
+#include "bindings.h"
+
 extern "C" {
-#include "piperik/piperik.h"
 #include "piperik/pik_capi.h"
 }
 
 #include <algorithm>
 #include <vector>
-
-#ifdef PIK_WITH_FW_SIM
-#include <pthread.h>
-#include <time.h>
-extern "C" int fw_posix_run(const char *robot_name, int (*should_stop)(void *ctx), void *ctx);
-#endif
 
 namespace py = pybind11;
 
@@ -809,26 +805,8 @@ class Arm6 : public ArmBase<Arm6, pik_arm6_model, 6, pik_arm6_model_check> {
         if (repeats < 1) {
             throw py::value_error("repeats: must be >= 1");
         }
-        py::ssize_t n = Ts.shape(0);
-        const double *Td = Ts.data();
-        long total = 0;
-        std::chrono::steady_clock::time_point t0, t1;
-        {
-            py::gil_scoped_release release;
-            pik_solution_set set;
-            t0 = std::chrono::steady_clock::now();
-            for (int r = 0; r < repeats; ++r) {
-                for (py::ssize_t i = 0; i < n; ++i) {
-                    pik_arm6_ik(&m_, Td + 16 * i, nullptr, &set);
-                    total += set.count;
-                }
-            }
-            t1 = std::chrono::steady_clock::now();
-        }
-        if (total < 0) {
-            throw std::logic_error("unreachable");  // keeps `total` observable
-        }
-        return std::chrono::duration<double, std::nano>(t1 - t0).count() / (double(n) * repeats);
+        py::gil_scoped_release release;
+        return pikbind::bench_arm6_ik_ns(&m_, Ts.data(), static_cast<long>(Ts.shape(0)), repeats);
     }
 
   private:
@@ -1156,42 +1134,16 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
         if (repeats < 1) {
             throw py::value_error("repeats: must be >= 1");
         }
-        int mode = what == "ik" ? 0 : what == "feasible" ? 1 : what == "select" ? 2 : -1;
-        if (mode < 0) {
+        pikbind::SrsBench mode = pikbind::SrsBench::ik;
+        if (what == "feasible") {
+            mode = pikbind::SrsBench::feasible;
+        } else if (what == "select") {
+            mode = pikbind::SrsBench::select;
+        } else if (what != "ik") {
             throw py::value_error("what: one of 'ik', 'feasible', 'select'");
         }
-        const double *Td = Ts.data(), *pd = psis.data(), *qd = qcs.data();
-        long total = 0;
-        std::chrono::steady_clock::time_point t0, t1;
-        {
-            py::gil_scoped_release release;
-            pik_solution_set set;
-            pik_psi_set all;
-            pik_selection sel;
-            t0 = std::chrono::steady_clock::now();
-            for (int r = 0; r < repeats; ++r) {
-                for (py::ssize_t i = 0; i < n; ++i) {
-                    if (mode == 0) {
-                        pik_srs_ik(&m_, Td + 16 * i, pd[i], nullptr, 0xFFu, &set);
-                        total += set.count;
-                    } else if (mode == 1) {
-                        pik_srs_feasible_arm_angles(&m_, Td + 16 * i, nullptr, &all);
-                        total += all.count;
-                    } else {
-                        // what ik(T, q_current) asks of the core: the default options, q_current's branch
-                        double psi = 0.0;
-                        pik_select_options o = pik_select_options_default();
-                        o.branch_current = static_cast<int>(pik_srs_branch(&m_, qd + 7 * i));
-                        total += pik_srs_select(&m_, Td + 16 * i, qd + 7 * i, PIK_PSI_NEAREST, &psi, &o, &sel);
-                    }
-                }
-            }
-            t1 = std::chrono::steady_clock::now();
-        }
-        if (total == std::numeric_limits<long>::min()) {
-            throw std::logic_error("unreachable");  // keeps `total` observable
-        }
-        return std::chrono::duration<double, std::nano>(t1 - t0).count() / (double(n) * repeats);
+        py::gil_scoped_release release;
+        return pikbind::bench_srs_ns(&m_, mode, Ts.data(), psis.data(), qcs.data(), static_cast<long>(n), repeats);
     }
 
   private:
@@ -1302,158 +1254,6 @@ class Arm7 : public ArmBase<Arm7, pik_srs_model, 7, pik_srs_model_check> {
 };
 
 
-// ---- serial protocol codec (pik_proto) -------------------------------------------------------------
-
-py::bytes proto_encode(int type, int seq, py::bytes payload)
-{
-    std::string pl = payload;
-    if (type < 0 || type > 255 || seq < 0 || seq > 0xFFFF) {
-        throw py::value_error("type: 0..255 and seq: 0..65535");
-    }
-    uint8_t wire[PIK_PROTO_MAX_WIRE];
-    int n = pik_frame_build(static_cast<uint8_t>(type), static_cast<uint16_t>(seq),
-                            reinterpret_cast<const uint8_t *>(pl.data()), pl.size(), wire, sizeof wire);
-    if (n < 0) {
-        throw py::value_error(std::string("payload: ") + pik_proto_status_str(n) + " (at most " +
-                              std::to_string(PIK_PROTO_MAX_PAYLOAD) + " bytes)");
-    }
-    return py::bytes(reinterpret_cast<const char *>(wire), static_cast<size_t>(n));
-}
-
-class ProtoParser {
-  public:
-    ProtoParser() { pik_parser_init(&p_); }
-
-    // [("frame", type, seq, payload) | ("error", nack_reason, seq)]
-    py::list feed(py::bytes data)
-    {
-        std::string d = data;
-        py::list out;
-        for (unsigned char c : d) {
-            pik_frame f;
-            int r = pik_parser_feed(&p_, c, &f);
-            if (r == 1) {
-                out.append(py::make_tuple("frame", f.type, f.seq,
-                                          py::bytes(reinterpret_cast<const char *>(f.payload), f.payload_len)));
-            } else if (r < 0) {
-                out.append(py::make_tuple("error", pik_proto_nack_reason(r), f.seq));
-            }
-        }
-        return out;
-    }
-
-    py::dict counters() const
-    {
-        py::dict d;
-        d["frames_ok"] = p_.frames_ok;
-        d["crc_errors"] = p_.crc_errors;
-        d["len_errors"] = p_.len_errors;
-        d["overflows"] = p_.overflows;
-        d["ver_errors"] = p_.ver_errors;
-        return d;
-    }
-
-  private:
-    pik_parser p_;
-};
-
-// Frames per second through the C codec: encode + parse `count` SETPOINT frames of n joints.
-double proto_bench_fps(int n_joints, int count)
-{
-    if (n_joints < 1 || n_joints > PIK_PROTO_MAX_JOINTS || count < 1) {
-        throw py::value_error("n_joints: 1..12, count >= 1");
-    }
-    uint8_t payload[PIK_PROTO_MAX_PAYLOAD], wire[PIK_PROTO_MAX_WIRE];
-    long ok = 0;
-    std::chrono::steady_clock::time_point t0, t1;
-    {
-        py::gil_scoped_release release;
-        pik_parser p;
-        pik_parser_init(&p);
-        pik_msg_setpoint sp;
-        std::memset(&sp, 0, sizeof sp);
-        sp.n = static_cast<uint8_t>(n_joints);
-        t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < count; ++i) {
-            for (int j = 0; j < n_joints; ++j) {
-                sp.q_mdeg[j] = i * 7 + j;
-            }
-            int pl = pik_msg_setpoint_encode(&sp, payload, sizeof payload);
-            int n = pik_frame_build(PIK_MSG_SETPOINT, static_cast<uint16_t>(i), payload, static_cast<size_t>(pl), wire,
-                                    sizeof wire);
-            for (int k = 0; k < n; ++k) {
-                pik_frame f;
-                ok += pik_parser_feed(&p, wire[k], &f) == 1;
-            }
-        }
-        t1 = std::chrono::steady_clock::now();
-    }
-    if (ok != count) {
-        throw std::logic_error("codec benchmark: a frame was lost");
-    }
-    return count / std::chrono::duration<double>(t1 - t0).count();
-}
-
-#ifdef PIK_WITH_FW_SIM
-// The firmware thread's state, owned by one fw_sim_run call. POSIX threads, not std::thread: the
-// simulator exists only where fw_posix.c builds (POSIX), and std::thread would link libc++'s thread
-// support into every wheel for this one loop.
-struct FwSimRun {
-    const char *robot;
-    std::atomic<bool> stop{false}, done{false};
-    int rc = 0;
-};
-
-int fw_sim_should_stop(void *ctx) { return static_cast<FwSimRun *>(ctx)->stop.load(); }
-
-void *fw_sim_thread(void *arg)
-{
-    FwSimRun *run = static_cast<FwSimRun *>(arg);
-    run->rc = fw_posix_run(run->robot, fw_sim_should_stop, run);
-    run->done = true;
-    return nullptr;
-}
-
-// Runs the reference firmware on a pseudo-terminal (prints the pty path first) until Python sees
-// a signal: the firmware loop runs on its own thread with a stop flag owned by this call, and this
-// thread checks Python's signal handlers every 20 ms (KeyboardInterrupt, or the SystemExit the
-// CLI's SIGTERM handler raises, ends it cleanly with the firmware's exit code). No process-wide
-// state: no C signal handler, no global flag.
-int fw_sim_run(const std::string &robot)
-{
-    FwSimRun run;
-    pthread_t loop;
-    run.robot = robot.c_str();
-    if (pthread_create(&loop, nullptr, fw_sim_thread, &run) != 0) {
-        throw std::runtime_error("firmware-sim: cannot start the firmware thread");
-    }
-    bool interrupted = false;
-    while (!run.done) {
-        {
-            py::gil_scoped_release release;
-            struct timespec tick = {0, 20 * 1000 * 1000};
-            nanosleep(&tick, nullptr);
-        }
-        if (!run.done && PyErr_CheckSignals() != 0) {
-            interrupted = true;
-            break;
-        }
-    }
-    run.stop = true;
-    {
-        py::gil_scoped_release release;
-        pthread_join(loop, nullptr);
-    }
-    if (interrupted) {
-        if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) || PyErr_ExceptionMatches(PyExc_SystemExit)) {
-            PyErr_Clear(); // the requested stop: report the firmware's own exit code
-        } else {
-            throw py::error_already_set();
-        }
-    }
-    return run.rc;
-}
-#endif
 
 // The core's functions for other compiled extensions (pik_capi.h, piperik/ccore.pxd): constant,
 // so exporting it adds no mutable state; the capsule points at it for the module's lifetime.
@@ -1736,72 +1536,7 @@ PYBIND11_MODULE(_core, m)
         .def("bench_ns", &Arm7::bench_ns, py::arg("what"), py::arg("Ts"), py::arg("psi"), py::arg("q_current"),
              py::arg("repeats") = 5);
 
-    // Serial protocol: constants from pik_proto.h (the single source of truth), codec, simulator.
-    py::dict proto;
-    proto["VERSION"] = PIK_PROTO_VERSION;
-    proto["MAX_FRAME"] = PIK_PROTO_MAX_FRAME;
-    proto["MAX_PAYLOAD"] = PIK_PROTO_MAX_PAYLOAD;
-    proto["SEQ_UNKNOWN"] = PIK_SEQ_UNKNOWN;
-    proto["SETPOINT"] = PIK_MSG_SETPOINT;
-    proto["TRAJ_SEGMENT"] = PIK_MSG_TRAJ_SEGMENT;
-    proto["HEARTBEAT"] = PIK_MSG_HEARTBEAT;
-    proto["ENABLE"] = PIK_MSG_ENABLE;
-    proto["CONFIG"] = PIK_MSG_CONFIG;
-    proto["ESTOP"] = PIK_MSG_ESTOP;
-    proto["POSE_SETPOINT"] = PIK_MSG_POSE_SETPOINT;
-    proto["GET_STATE"] = PIK_MSG_GET_STATE;
-    proto["LIMITS"] = PIK_MSG_LIMITS;
-    proto["GET_BOOT"] = PIK_MSG_GET_BOOT;
-    proto["TOOL"] = PIK_MSG_TOOL;
-    proto["ACK"] = PIK_MSG_ACK;
-    proto["NACK"] = PIK_MSG_NACK;
-    proto["STATE"] = PIK_MSG_STATE;
-    proto["BOOT"] = PIK_MSG_BOOT;
-    proto["STATE_DISABLED"] = PIK_STATE_DISABLED;
-    proto["STATE_ENABLED"] = PIK_STATE_ENABLED;
-    proto["STATE_HOLD"] = PIK_STATE_HOLD;
-    proto["STATE_FAULT"] = PIK_STATE_FAULT;
-    proto["NACK_CRC"] = PIK_NACK_CRC;
-    proto["NACK_LEN"] = PIK_NACK_LEN;
-    proto["NACK_VER"] = PIK_NACK_VER;
-    proto["NACK_STALE"] = PIK_NACK_STALE;
-    proto["NACK_TYPE"] = PIK_NACK_TYPE;
-    proto["NACK_QUEUE_FULL"] = PIK_NACK_QUEUE_FULL;
-    proto["NACK_LIMIT"] = PIK_NACK_LIMIT;
-    proto["NACK_DISABLED"] = PIK_NACK_DISABLED;
-    proto["NACK_NO_IK"] = PIK_NACK_NO_IK;
-    proto["FAULT_WATCHDOG"] = PIK_FAULT_WATCHDOG;
-    proto["FAULT_LIMIT"] = PIK_FAULT_LIMIT;
-    proto["FAULT_ESTOP"] = PIK_FAULT_ESTOP;
-    proto["FAULT_RX_OVERFLOW"] = PIK_FAULT_RX_OVERFLOW;
-    proto["CONFIG_F_THIN_ACK"] = PIK_CONFIG_F_THIN_ACK;
-    proto["THIN_ACK_EVERY"] = PIK_THIN_ACK_EVERY;
-    proto["MAX_CONFIG_JOINTS"] = PIK_PROTO_MAX_CONFIG_JOINTS;
-    proto["MAX_LIMITS_JOINTS"] = PIK_PROTO_MAX_LIMITS_JOINTS;
-    proto["MAX_TRAJ_VALUES"] = PIK_PROTO_MAX_TRAJ_VALUES;
-    proto["CAP_TRAJ"] = PIK_CAP_TRAJ;
-    proto["CAP_POSE"] = PIK_CAP_POSE;
-    proto["CAP_GET_STATE"] = PIK_CAP_GET_STATE;
-    proto["CAP_THIN_ACK"] = PIK_CAP_THIN_ACK;
-    proto["CAP_LIMITS"] = PIK_CAP_LIMITS;
-    proto["CAP_GET_BOOT"] = PIK_CAP_GET_BOOT;
-    proto["CAP_TOOL"] = PIK_CAP_TOOL;
-    m.attr("PROTO") = proto;
-    m.def("proto_crc16", [](py::bytes data) {
-        std::string d = data;
-        return pik_crc16(reinterpret_cast<const uint8_t *>(d.data()), d.size());
-    });
-    m.def("proto_encode", &proto_encode, py::arg("type"), py::arg("seq"), py::arg("payload"));
-    m.def("proto_bench_fps", &proto_bench_fps, py::arg("n_joints"), py::arg("count"));
-    py::class_<ProtoParser>(m, "ProtoParser")
-        .def(py::init<>())
-        .def("feed", &ProtoParser::feed, py::arg("data"))
-        .def("counters", &ProtoParser::counters);
-#ifdef PIK_WITH_FW_SIM
-    m.def("fw_sim_run", &fw_sim_run, py::arg("robot"));
-    m.attr("HAVE_FW_SIM") = true;
-#else
-    m.attr("HAVE_FW_SIM") = false;
-#endif
+    pikbind::bind_proto(m);
+    pikbind::bind_fw_sim(m);
     m.attr("_C_API") = py::capsule(static_cast<const void *>(&k_capi), PIK_CAPI_CAPSULE_NAME);
 }
