@@ -1,0 +1,198 @@
+"""Property-based attack on every IK entry point (run by tests/test_fuzz_entry_points.py in a child
+process, so that a crash fails that test instead of killing the test runner).
+
+    python tests/_fuzz_entry_points.py ARM N_EXAMPLES
+
+For arbitrary arguments (non-finite, huge and tiny entries, wrong shapes and types, valid poses with
+one entry spoiled, poses of singular families), each call must either raise ValueError / TypeError
+(NoSolutionError is a ValueError) with a message, or return what its documentation promises: finite
+joints of the right shape, inside the limits where the call filters by them, reproducing the pose
+(fk, to 1e-9) that the call accepted, its rotation projected onto SO(3). Prints "fuzz ARM: N examples, ok" on success; a failing
+example is printed by hypothesis and the exit status is 1.
+"""
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import piperik
+
+FK_TOL = 1e-9
+LIMIT_TOL_RAD = 1e-9
+
+ODD_REALS = [0.0, -0.0, 5e-324, -1e-300, 1e-12, 1.0, -1.0, math.pi, -math.pi, 2 * math.pi, 1e3, 1e3 + 1e-9,
+             1e6, 1e6 + 1, 1e16, -1e300, 1.7e308, math.inf, -math.inf, math.nan]
+reals = st.one_of(st.sampled_from(ODD_REALS), st.floats(allow_nan=True, allow_infinity=True, width=64),
+                  st.floats(-4.0, 4.0))
+
+
+def make_arm(name: str):
+    tool = piperik.tool_matrix([0.01, -0.02, 0.12, 0.1, -0.2, 0.3])
+    return {"piper": lambda: piperik.Piper(), "piper_tool": lambda: piperik.Piper(tool=tool),
+            "nero": lambda: piperik.Nero(), "iiwa14": lambda: piperik.Iiwa14(),
+            "iiwa14_tool": lambda: piperik.Iiwa14(tool=tool)}[name]()
+
+
+def in_limit_q(arm, draw):
+    lo, hi = arm.lower, arm.upper
+    q = np.array([draw(st.floats(float(a), float(b))) for a, b in zip(lo, hi)])
+    # singular families: a shoulder, elbow or wrist joint on 0 (or its limit)
+    joints = (2, 4) if arm.dof == 6 else (1, 3, 5)
+    for j in joints:
+        if draw(st.integers(0, 3)) == 0 and lo[j] <= 0.0 <= hi[j]:
+            q[j] = 0.0
+        elif draw(st.integers(0, 9)) == 0:
+            q[j] = lo[j] if draw(st.booleans()) else hi[j]
+    return q
+
+
+@st.composite
+def joints(draw, arm):
+    """A joint argument: in-limit (possibly singular), in-limit plus noise, arbitrary reals, a wrong
+    length, None or a string."""
+    kind = draw(st.integers(0, 9))
+    if kind <= 3:
+        return in_limit_q(arm, draw)
+    if kind == 4:
+        return in_limit_q(arm, draw) + np.array([draw(st.floats(-1e-6, 1e-6)) for _ in range(arm.dof)])
+    if kind <= 7:
+        return np.array([draw(reals) for _ in range(arm.dof)])
+    if kind == 8:
+        return np.zeros(draw(st.sampled_from([0, 1, arm.dof - 1, arm.dof + 1])))
+    return draw(st.sampled_from([None, "q", [[0.0] * arm.dof]]))
+
+
+@st.composite
+def poses(draw, arm):
+    """A pose the arm can reach (its fk at an in-limit, possibly singular q), one with an entry
+    spoiled, a translation far away, an arbitrary 4x4, or a wrong shape / type."""
+    kind = draw(st.integers(0, 9))
+    if kind <= 4:
+        return arm.fk(in_limit_q(arm, draw))
+    if kind == 5:
+        T = arm.fk(in_limit_q(arm, draw))
+        T[draw(st.integers(0, 3)), draw(st.integers(0, 3))] = draw(reals)
+        return T
+    if kind == 6:
+        T = arm.fk(in_limit_q(arm, draw))
+        T[draw(st.integers(0, 2)), 3] = draw(reals)
+        return T
+    if kind == 7:
+        return np.array([[draw(reals) for _ in range(4)] for _ in range(4)])
+    if kind == 8:
+        return np.zeros(draw(st.sampled_from([(3, 4), (4, 3), (16,), (4, 4, 1), (0,)])))
+    return draw(st.sampled_from(["T", None, [[1.0, 0.0], [0.0, 1.0]]]))
+
+
+def call(fn, *args, **kw):
+    """fn's result, or None when it raised a ValueError / TypeError that says something."""
+    try:
+        return fn(*args, **kw)
+    except (ValueError, TypeError) as e:
+        assert str(e).strip(), f"{fn.__name__} raised {type(e).__name__} without a message"
+        return None
+
+
+def projected(T) -> np.ndarray:
+    """The pose a call solves: a rotation within the pose check's 1e-6 of orthonormal is projected
+    onto SO(3), the nearest rotation (polar decomposition, as README "Quickstart" says)."""
+    T = np.array(T, dtype=float)
+    U, _, Vt = np.linalg.svd(T[:3, :3])
+    T[:3, :3] = U @ Vt
+    return T
+
+
+def check_rows(arm, Q, T, what: str, limits: bool):
+    Q = np.asarray(Q, dtype=float)
+    assert Q.ndim == 2 and Q.shape[1] == arm.dof, f"{what}: shape {Q.shape}"
+    assert np.all(np.isfinite(Q)), f"{what}: non-finite joints {Q}"
+    target = projected(T)
+    for q in Q:
+        F = arm.fk(q)
+        err = np.abs(F - target).max()
+        assert err <= FK_TOL, f"{what}: fk of a returned solution misses the pose by {err:.3g}"
+        if limits:
+            assert np.all(q >= arm.lower - LIMIT_TOL_RAD) and np.all(q <= arm.upper + LIMIT_TOL_RAD), \
+                f"{what}: returned q outside the limits: {q}"
+
+
+def run(arm_name: str, n_examples: int) -> None:
+    arm = make_arm(arm_name)
+    seven = arm.dof == 7
+
+    @settings(max_examples=n_examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def attack(data):
+        T = data.draw(poses(arm), label="T")
+        qc = data.draw(joints(arm), label="q_current")
+        psi = data.draw(st.one_of(reals, st.sampled_from([None, "psi"])), label="psi")
+        margin = data.draw(st.one_of(st.none(), reals, st.just("0.1")), label="limit_margin")
+
+        # fk / singularity / arm_angle on the joint argument
+        F = call(arm.fk, qc)
+        if F is not None:  # (dof,) -> (4, 4); a batch (N, dof) -> (N, 4, 4)
+            F = np.asarray(F)
+            shape = (4, 4) if np.ndim(qc) == 1 else (len(qc), 4, 4)
+            assert F.shape == shape and np.all(np.isfinite(F)), f"fk: {F}"
+        s = call(arm.singularity, qc)
+        if s is not None:
+            assert math.isfinite(s) and s >= 0, f"singularity: {s}"
+        if seven:
+            a = call(arm.arm_angle, qc)
+            if a is not None:  # a number, or one per row of a batch
+                a = np.asarray(a, dtype=float)
+                assert np.all(np.isfinite(a)) and np.all(np.abs(a) <= math.pi), f"arm_angle: {a}"
+
+        # every solution (at psi for the 7-DOF arms): rows exact, no limit filtering
+        Q = call(arm.ik_all, T, psi) if seven else call(arm.ik_all, T, qc)
+        if Q is not None:
+            check_rows(arm, Q, T, "ik_all", limits=False)
+
+        # the controller's choice: in limits and exact, or NoSolutionError
+        kw = {"limit_margin": margin}
+        q = call(arm.ik, T, qc, **kw)
+        if q is not None:
+            check_rows(arm, np.asarray(q)[None], T, "ik", limits=True)
+        if seven:
+            policy = data.draw(st.sampled_from([None, "nearest", "widest", "max_margin", "given", "x"]),
+                               label="policy")
+            q = call(arm.ik, T, qc, psi=None if isinstance(psi, str) else psi, policy=policy)
+            if q is not None:
+                check_rows(arm, np.asarray(q)[None], T, f"ik(psi, policy={policy})", limits=True)
+            iv = call(arm.feasible_arm_angles, T)
+            if iv is not None:
+                for lo, hi in iv:
+                    assert math.isfinite(lo) and math.isfinite(hi) and -math.pi <= lo < hi <= math.pi, iv
+        sel = call(arm.select, T, qc, **kw)
+        if sel is not None:
+            check_rows(arm, np.asarray(sel.q)[None], T, "select", limits=True)
+
+        # batch and path over the pose repeated (a shape error raises like the single call)
+        if isinstance(T, np.ndarray) and T.shape == (4, 4):
+            Ts = np.stack([T, T])
+            r = call(arm.ik_batch, Ts, qc)
+            if r is not None:
+                assert r.q.shape == (2, arm.dof) and r.ok.shape == (2,)
+                if np.any(r.ok):
+                    check_rows(arm, r.q[r.ok], T, "ik_batch", limits=True)
+            try:
+                path = arm.ik_path(Ts, qc)
+            except piperik.NoSolutionError as e:
+                assert e.path is not None and e.path.q.shape == (2, arm.dof), "NoSolutionError.path"
+            except (ValueError, TypeError) as e:
+                assert str(e).strip()
+            else:
+                assert path.ok and path.q.shape == (2, arm.dof)
+                check_rows(arm, path.q, T, "ik_path", limits=True)
+
+    attack()
+    print(f"fuzz {arm_name}: {n_examples} examples, ok")
+
+
+if __name__ == "__main__":
+    run(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 300)
