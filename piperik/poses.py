@@ -81,7 +81,8 @@ def pose_from_piper_units(end_pose: Sequence[int]) -> np.ndarray:
 def pose_to_piper_units(T) -> np.ndarray:
     """The PiPER's end-pose integers (X, Y, Z in 0.001 mm; RX, RY, RZ in 0.001 deg), rounded."""
     xyz, rpy = pose_to_xyz_rpy(T)
-    um = np.rint(xyz * UM_PER_M)
+    with np.errstate(over="ignore"):  # an overflow to inf is refused just below, with the range
+        um = np.rint(xyz * UM_PER_M)
     if not np.all(np.abs(um) <= INT32_MAX):
         raise ValueError(f"T: position must be within +-{INT32_MAX / UM_PER_M:.0f} m to be represented in "
                          f"0.001 mm int32 units, got {xyz.tolist()} m")
@@ -97,7 +98,8 @@ def q_to_mdeg(q_rad) -> np.ndarray:
     q = np.asarray(q_rad, dtype=np.float64)
     if not np.all(np.isfinite(q)):
         raise ValueError("q_rad: contains NaN or infinity")
-    mdeg = np.rint(q * MDEG_PER_RAD)
+    with np.errstate(over="ignore"):  # an overflow to inf is refused just below, with the range
+        mdeg = np.rint(q * MDEG_PER_RAD)
     if not np.all((mdeg >= INT32_MIN) & (mdeg <= INT32_MAX)):
         worst = float(q.flat[int(np.argmax(np.abs(q)))])
         raise ValueError(f"q_rad: must lie within +-{INT32_MAX / MDEG_PER_RAD:.1f} rad to be represented as int32 "

@@ -24,6 +24,9 @@ from ._core import STATUS_CODE, NoSolutionError
 from .poses import _matrix, _rotation_angle
 from .robots import PathResult, _no_solution
 
+# The joint range every piperik entry point accepts (|q| <= 1e3 rad, as the C bindings check).
+MAX_JOINT_RAD = 1e3
+
 
 # ---------------------------------------------------------------------------------------------- poses
 
@@ -250,8 +253,20 @@ def _eval(Q, m, k, t):
     return q, dq, ddq
 
 
+def _sample_count(T_end_s: float, dt_s: float, max_samples: int) -> int:
+    """Samples of a T_end_s long trajectory every dt_s, the last at or past the end; a ValueError
+    when more than max_samples (checked before anything is allocated)."""
+    with np.errstate(over="ignore"):
+        n = T_end_s / dt_s
+    if not (math.isfinite(n) and n - 1e-9 < max_samples - 1):
+        raise ValueError(f"time_parameterize: the motion takes {T_end_s:.6g} s, {n:.6g} samples at "
+                         f"{1.0 / dt_s:.6g} Hz, more than max_samples={max_samples}: raise the velocity and "
+                         f"acceleration limits, lower rate_hz, or raise max_samples")
+    return int(math.ceil(n - 1e-9)) + 1
+
+
 def _line_trajectory(q0: np.ndarray, q1: np.ndarray, vmax: np.ndarray, amax: np.ndarray,
-                     rate_hz: float) -> Trajectory:
+                     rate_hz: float, max_samples: int) -> Trajectory:
     """The time-optimal rest-to-rest motion along the straight joint line q0 -> q1: q = q0 + s(t) (q1 - q0)
     with a trapezoidal speed profile of s (a triangle when the cruise speed is never reached), its
     speed and acceleration limited by the tightest joint. Sampled every 1/rate_hz s; the last sample
@@ -274,7 +289,7 @@ def _line_trajectory(q0: np.ndarray, q1: np.ndarray, vmax: np.ndarray, amax: np.
             t_acc = sv / sa
             v_peak, t_cruise = sv, (1.0 - sv * t_acc) / sv
         T_end = 2.0 * t_acc + t_cruise
-        M = int(math.ceil(T_end / dt - 1e-9)) + 1
+        M = _sample_count(T_end, dt, max_samples)
         t = np.arange(M) * dt
         tc = np.minimum(t, T_end)
         s_acc = 0.5 * sa * t_acc * t_acc
@@ -302,23 +317,31 @@ def _line_trajectory(q0: np.ndarray, q1: np.ndarray, vmax: np.ndarray, amax: np.
     return Trajectory(t, q, sd[:, None] * D[None], sdd[:, None] * D[None], rate_hz)
 
 
-def time_parameterize(q_path, max_velocity, max_acceleration, rate_hz: float = 200.0) -> Trajectory:
+def time_parameterize(q_path, max_velocity, max_acceleration, rate_hz: float = 200.0, *,
+                      max_samples: int = 1_000_000) -> Trajectory:
     """Time a joint path (N, dof) under per-joint velocity [rad/s] and acceleration [rad/s^2] limits.
 
     All joints are synchronised on one path parameter; the profile starts and ends at rest. The
     returned samples (every 1/rate_hz s) are within both limits: velocities and accelerations
     are evaluated exactly at every sample, and finite differences of the positions are checked too.
+    A motion that would need more than ``max_samples`` samples (83 min at 200 Hz, about 200 MB for
+    6 joints) raises ``ValueError`` before anything is allocated.
     """
     Q = np.asarray(q_path, dtype=float)
     if Q.ndim != 2 or len(Q) < 1 or not np.all(np.isfinite(Q)):
         raise ValueError(f"q_path: expected a finite (N, dof) array, got shape {Q.shape}")
+    if not np.all(np.abs(Q) <= MAX_JOINT_RAD):
+        raise ValueError(f"q_path: joint angles must lie within +-{MAX_JOINT_RAD:g} rad, got "
+                         f"{float(Q.flat[int(np.argmax(np.abs(Q)))])!r}")
     dof = Q.shape[1]
     vmax = np.broadcast_to(np.asarray(max_velocity, dtype=float), (dof,))
     amax = np.broadcast_to(np.asarray(max_acceleration, dtype=float), (dof,))
     if not (np.all(vmax > 0) and np.all(amax > 0) and np.all(np.isfinite(vmax)) and np.all(np.isfinite(amax))):
         raise ValueError("max_velocity, max_acceleration: must be finite and > 0")
-    if not (rate_hz > 0 and math.isfinite(rate_hz)):
-        raise ValueError("rate_hz: must be finite and > 0")
+    if not (rate_hz > 0 and math.isfinite(rate_hz) and math.isfinite(1.0 / rate_hz)):
+        raise ValueError(f"rate_hz: must be finite and > 0 (with a finite period), got {rate_hz!r}")
+    if isinstance(max_samples, bool) or not isinstance(max_samples, int) or max_samples < 2:
+        raise ValueError(f"max_samples: must be an integer >= 2, got {max_samples!r}")
     dt = 1.0 / rate_hz
     if len(Q) == 1 or np.all(Q == Q[0]):
         z = np.zeros((1, dof))
@@ -328,7 +351,7 @@ def time_parameterize(q_path, max_velocity, max_acceleration, rate_hz: float = 2
         # One segment cannot start and end at rest with one constant u'' (both knot speeds are 0:
         # this used to ask for a 2e300 s segment). Its cubic is the straight joint line: time it
         # exactly instead, time-optimally.
-        return _line_trajectory(Q[0], Q[1], vmax, amax, rate_hz)
+        return _line_trajectory(Q[0], Q[1], vmax, amax, rate_hz, max_samples)
     m = _hermite(Q)
     nseg = len(Q) - 1
     # Bounds of |dq/du| and |d2q/du2| on each cubic segment (both are extreme at the ends or, for
@@ -359,7 +382,7 @@ def time_parameterize(q_path, max_velocity, max_acceleration, rate_hz: float = 2
     scale = 1.0
     for _ in range(30):
         T_end = t_knots[-1] * scale
-        M = int(math.ceil(T_end / dt - 1e-9)) + 1
+        M = _sample_count(T_end, dt, max_samples)
         t = np.arange(M) * dt  # the last sample may lie past T_end: the arm is at rest there
         tau_all = np.minimum(t, T_end) / scale
         k = np.clip(np.searchsorted(t_knots, tau_all, side="right") - 1, 0, nseg - 1)

@@ -194,5 +194,76 @@ def run(arm_name: str, n_examples: int) -> None:
     print(f"fuzz {arm_name}: {n_examples} examples, ok")
 
 
+def run_helpers(n_examples: int) -> None:
+    """The pose and unit helpers, the tool matrix, SelectOptions, time_parameterize and
+    plan_cartesian: a clear error, or a finite result that round-trips / keeps its limits."""
+    from piperik.trajectory import plan_cartesian, time_parameterize
+
+    arm = piperik.Piper()
+    vec3 = st.lists(reals, min_size=3, max_size=3)
+
+    @settings(max_examples=n_examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def attack(data):
+        xyz, rpy = data.draw(vec3, label="xyz"), data.draw(vec3, label="rpy")
+        T = call(piperik.pose_from_xyz_rpy, xyz, rpy)
+        if T is not None:
+            assert T.shape == (4, 4) and np.all(np.isfinite(T)), T
+            back = call(piperik.pose_to_xyz_rpy, T)
+            if back is not None:
+                T2 = piperik.pose_from_xyz_rpy(*back)
+                assert np.abs(T2 - T).max() <= 1e-9 * max(1.0, np.abs(T).max()), (T, T2)
+            units = call(piperik.pose_to_piper_units, T)
+            if units is not None:
+                units = np.asarray(units)
+                assert units.shape == (6,) and units.dtype.kind == "i", units
+                T3 = piperik.pose_from_piper_units(units)
+                assert np.abs(T3[:3, 3] - T[:3, 3]).max() <= 1e-6, (T, T3)
+        q = np.array(data.draw(st.lists(reals, min_size=6, max_size=6), label="q"))
+        mdeg = call(piperik.q_to_mdeg, q)
+        if mdeg is not None:
+            assert np.asarray(mdeg).dtype.kind == "i"
+            assert np.abs(piperik.q_from_mdeg(mdeg) - q).max() <= math.radians(0.0005) + 1e-12, (q, mdeg)
+        tool = call(piperik.tool_matrix, data.draw(st.one_of(st.lists(reals, min_size=6, max_size=6),
+                                                             st.just("tool"), st.none()), label="tool"))
+        if tool is not None:
+            assert tool.shape == (4, 4) and np.all(np.isfinite(tool)), tool
+        kw = data.draw(st.dictionaries(st.sampled_from(["limit_margin_rad", "singularity_margin",
+                                                        "branch_penalty", "max_step_rad", "weights"]),
+                                       st.one_of(reals, st.lists(reals, min_size=6, max_size=6), st.just("x")),
+                                       max_size=3), label="SelectOptions")
+        call(piperik.SelectOptions, **kw)
+        # timing: a short joint path with arbitrary limits and rate must time or refuse, never
+        # allocate without bound
+        n = data.draw(st.integers(1, 4), label="n")
+        path = np.array([[data.draw(st.one_of(st.floats(-3, 3), reals)) for _ in range(6)] for _ in range(n)])
+        vmax, amax, rate = data.draw(reals, label="vmax"), data.draw(reals, label="amax"), data.draw(reals, label="rate")
+        traj = call(time_parameterize, path, vmax, amax, rate)
+        if traj is not None:
+            assert np.all(np.isfinite(traj.t_s)) and np.all(np.isfinite(traj.q_rad)) and \
+                np.all(np.isfinite(traj.qd_rad_s)) and np.all(np.isfinite(traj.qdd_rad_s2)), "non-finite trajectory"
+            assert np.all(np.abs(traj.qdd_rad_s2) <= abs(amax) * (1 + 1e-9) + 1e-12), "acceleration limit"
+            assert np.all(np.abs(traj.qd_rad_s) <= abs(vmax) * (1 + 1e-9) + 1e-12), "velocity limit"
+        # a Cartesian line from a reachable pose to an arbitrary offset
+        q0 = in_limit_q(arm, data.draw)
+        T0 = arm.fk(q0)
+        T1 = T0.copy()
+        T1[:3, 3] += np.array([data.draw(st.one_of(st.floats(-0.05, 0.05), reals)) for _ in range(3)])
+        try:
+            plan = plan_cartesian(arm, [T0, T1], q0, max_samples=20_000)
+        except (ValueError, TypeError) as e:
+            assert str(e).strip()
+        else:
+            check_rows(arm, plan.q[-1:], T1, "plan_cartesian", limits=True)
+            assert np.all(np.isfinite(plan.q))
+
+    attack()
+    print(f"fuzz helpers: {n_examples} examples, ok")
+
+
 if __name__ == "__main__":
-    run(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 300)
+    if sys.argv[1] == "helpers":
+        run_helpers(int(sys.argv[2]) if len(sys.argv) > 2 else 300)
+    else:
+        run(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 300)

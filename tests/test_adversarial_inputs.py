@@ -481,3 +481,42 @@ def test_vendored_maker_urdfs_are_present_documented_and_well_formed(name):
     ET.parse(path)
     assert name in (DATA / "README.md").read_text()
     assert (DATA / "iiwa14.LICENSE.txt").is_file()
+
+
+# ------------------------------------------------------------- time_parameterize allocates within a bound
+# (found by tests/_fuzz_entry_points.py: a rate of 1e7 Hz, a velocity limit of 1e-300 or a joint path
+# at 1e308 asked numpy for terabytes, and the kernel killed the process)
+
+
+@pytest.mark.parametrize("vmax, amax, rate", [(1e-300, 1.0, 200.0), (1.0, 1e-300, 200.0), (1.0, 1.0, 1e300),
+                                              (1.0, 1.0, 1e7), (1e-10, 1.0, 200.0)])
+@pytest.mark.parametrize("n", [2, 3])
+def test_time_parameterize_refuses_more_samples_than_max_samples(vmax, amax, rate, n):
+    path = np.linspace(np.zeros(6), np.full(6, 1.0), n)
+    with pytest.raises(ValueError, match=r"more than max_samples=1000000"):
+        time_parameterize(path, vmax, amax, rate)
+
+
+def test_time_parameterize_max_samples_is_checked_and_honoured():
+    path = np.linspace(np.zeros(6), np.full(6, 1.0), 3)
+    n = len(time_parameterize(path, 1.0, 1.0, 200.0).t_s)
+    assert len(time_parameterize(path, 1.0, 1.0, 200.0, max_samples=n).t_s) == n
+    with pytest.raises(ValueError, match=r"more than max_samples"):
+        time_parameterize(path, 1.0, 1.0, 200.0, max_samples=n - 2)
+    for bad in (1, 2.5, True, "10"):
+        with pytest.raises(ValueError, match=r"^max_samples: must be an integer >= 2"):
+            time_parameterize(path, 1.0, 1.0, 200.0, max_samples=bad)
+
+
+@pytest.mark.parametrize("rate", [5e-324, 1e-310])
+def test_time_parameterize_rate_needs_a_finite_period(rate):
+    with pytest.raises(ValueError, match=r"^rate_hz: must be finite and > 0"):
+        time_parameterize(np.linspace(np.zeros(6), np.ones(6), 3), 1.0, 1.0, rate)
+
+
+@pytest.mark.parametrize("value", [1e3 + 1, 1.7e308, -1e300])
+def test_time_parameterize_joint_range(value):
+    path = np.zeros((3, 6))
+    path[1, 2] = value
+    with pytest.raises(ValueError, match=r"^q_path: joint angles must lie within \+-1000 rad"):
+        time_parameterize(path, 1.0, 1.0, 200.0)
