@@ -262,8 +262,69 @@ def run_helpers(n_examples: int) -> None:
     print(f"fuzz helpers: {n_examples} examples, ok")
 
 
+def same_angles(a, b, tol: float) -> bool:
+    d = (np.asarray(a) - np.asarray(b) + np.pi) % (2 * np.pi) - np.pi
+    return bool(np.all(np.abs(d) <= tol))
+
+
+def run_models(n_examples: int) -> None:
+    """Arms built from parameters (Arm6.from_opw, Arm7.from_lengths) with arbitrary values: a
+    ValueError naming the rule, or an arm whose ik_all rows reproduce its fk exactly; for arms of
+    plausible size (lengths 0 or 1 cm - 2 m) away from singularities, ik_all also returns the
+    configuration that made the pose."""
+    length = st.one_of(st.just(0.0), st.floats(0.01, 2.0), st.floats(-2.0, -0.01), reals)
+    plausible = st.one_of(st.just(0.0), st.floats(0.01, 2.0), st.floats(-2.0, -0.01))
+    positive = st.floats(0.01, 2.0)
+    signs = st.one_of(st.none(), st.lists(st.sampled_from([1, -1]), min_size=7, max_size=7),
+                      st.lists(st.sampled_from([1, -1]), min_size=7, max_size=7),
+                      st.lists(reals, min_size=7, max_size=7))
+    offsets = st.one_of(st.none(), st.lists(st.floats(-4, 4), min_size=7, max_size=7),
+                        st.lists(reals, min_size=7, max_size=7))
+
+    def recovered(arm, Q, q, what):
+        assert any(same_angles(row, q, 1e-6) for row in Q), f"{what}: the generating q {q} is not among {Q}"
+
+    @settings(max_examples=n_examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def attack(data):
+        sane = data.draw(st.booleans(), label="plausible")
+        names = ("a1", "a2", "b", "c1", "c2", "c3", "c4")
+        kw = {n: data.draw((positive if n == "c2" else plausible) if sane else length, label=n) for n in names}
+        sg, off = data.draw(signs, label="signs6"), data.draw(offsets, label="offsets6")
+        arm = call(piperik.Arm6.from_opw, **kw, signs=None if sg is None else sg[:6],
+                   offsets_rad=None if off is None else off[:6])
+        if arm is not None:
+            for _ in range(3):
+                q = np.array([data.draw(st.floats(-3.1, 3.1)) for _ in range(6)])
+                T = arm.fk(q)
+                Q = arm.ik_all(T, q)
+                check_rows(arm, Q, T, "from_opw ik_all", limits=False)
+                if sane and all(isinstance(v, int) for v in (sg or [1])) and arm.singularity(q) > 1e-3:
+                    recovered(arm, Q, q, f"from_opw({kw})")
+        names7 = ("d_bs_m", "d_se_m", "d_ew_m", "d_wf_m")
+        kw7 = {n: data.draw((positive if n in ("d_se_m", "d_ew_m") else plausible) if sane else length, label=n)
+               for n in names7}
+        sg7, off7 = data.draw(signs, label="signs7"), data.draw(offsets, label="offsets7")
+        arm7 = call(piperik.Arm7.from_lengths, **kw7, signs=sg7, offsets_rad=off7)
+        if arm7 is not None:
+            for _ in range(3):
+                q = np.array([data.draw(st.floats(-3.1, 3.1)) for _ in range(7)])
+                T = arm7.fk(q)
+                psi = arm7.arm_angle(q)
+                Q = arm7.ik_all(T, psi, q)
+                check_rows(arm7, Q, T, "from_lengths ik_all", limits=False)
+                if sane and arm7.singularity(q) > 1e-3:
+                    recovered(arm7, Q, q, f"from_lengths({kw7})")
+
+    attack()
+    print(f"fuzz models: {n_examples} examples, ok")
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "helpers":
+    if sys.argv[1] == "models":
+        run_models(int(sys.argv[2]) if len(sys.argv) > 2 else 300)
+    elif sys.argv[1] == "helpers":
         run_helpers(int(sys.argv[2]) if len(sys.argv) > 2 else 300)
     else:
         run(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 300)
