@@ -105,11 +105,26 @@ def _uint(value, bits: int, name: str, unit: str = "") -> int:
     return iv
 
 
+def _time_us(value, name: str) -> int:
+    """A uint32 time stamp [us]: an integer (an integral float too), wrapped modulo 2**32 as the
+    device's microsecond counter wraps."""
+    try:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError
+        iv = int(value)  # inf: OverflowError, nan: ValueError
+        if isinstance(value, (float, np.floating)) and value != iv:
+            raise ValueError
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name}: expected an integer number of microseconds (wrapped modulo 2**32), "
+                         f"got {value!r}") from None
+    return iv & 0xFFFFFFFF
+
+
 def setpoint(q_mdeg: Sequence[int], t_mcu_us: int = 0, flags: int = 0) -> bytes:
     q = _int32s(q_mdeg, "q_mdeg", "mdeg")
     if len(q) > 255:
         raise ValueError(f"q_mdeg: at most 255 joints, got {len(q)}")
-    return _pack("SETPOINT", (int(t_mcu_us) & 0xFFFFFFFF, len(q), _uint(flags, 8, "flags")), q)
+    return _pack("SETPOINT", (_time_us(t_mcu_us, "t_mcu_us"), len(q), _uint(flags, 8, "flags")), q)
 
 
 def traj_segment(points_mdeg: np.ndarray, dt_us: int, t0_mcu_us: int = 0) -> bytes:
@@ -118,12 +133,12 @@ def traj_segment(points_mdeg: np.ndarray, dt_us: int, t0_mcu_us: int = 0) -> byt
         raise ValueError(f"points_mdeg: expected shape (k, n), got {P.shape}")
     k, n = P.shape
     vals = _int32s(P, "points_mdeg", "mdeg")
-    return _pack("TRAJ_SEGMENT", (int(t0_mcu_us) & 0xFFFFFFFF, _uint(dt_us, 16, "dt_us", " us"),
+    return _pack("TRAJ_SEGMENT", (_time_us(t0_mcu_us, "t0_mcu_us"), _uint(dt_us, 16, "dt_us", " us"),
                                   _uint(n, 8, "points_mdeg joints"), _uint(k, 8, "points_mdeg points")), vals)
 
 
 def heartbeat(host_us: int) -> bytes:
-    return _pack("HEARTBEAT", (host_us & 0xFFFFFFFF,))
+    return _pack("HEARTBEAT", (_time_us(host_us, "host_us"),))
 
 
 def enable(on: bool) -> bytes:
@@ -153,7 +168,7 @@ def pose_setpoint(xyz_um: Sequence[int], rpy_mdeg: Sequence[int], t_mcu_us: int 
     rpy = _int32s(rpy_mdeg, "rpy_mdeg", "mdeg")
     if len(xyz) != 3 or len(rpy) != 3:
         raise ValueError(f"xyz_um, rpy_mdeg: expected 3 values each, got {len(xyz)} and {len(rpy)}")
-    return _pack("POSE_SETPOINT", (int(t_mcu_us) & 0xFFFFFFFF, *xyz, *rpy))
+    return _pack("POSE_SETPOINT", (_time_us(t_mcu_us, "t_mcu_us"), *xyz, *rpy))
 
 
 def tool(xyz_um: Sequence[int], rpy_mdeg: Sequence[int]) -> bytes:

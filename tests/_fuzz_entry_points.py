@@ -321,8 +321,68 @@ def run_models(n_examples: int) -> None:
     print(f"fuzz models: {n_examples} examples, ok")
 
 
+def run_protocol(n_examples: int) -> None:
+    """The wire: every firmware_bridge.protocol encoder with arbitrary arguments raises ValueError /
+    TypeError or returns a payload that one frame carries and the C parser gives back unchanged;
+    the parser takes any bytes (a frame split anywhere, garbage between frames) without crashing;
+    decode of any payload is a message or a ValueError."""
+    from firmware_bridge import protocol as P
+    from piperik import proto
+
+    ints = st.one_of(st.integers(-2**40, 2**40), st.sampled_from([0, 1, -1, 2**31 - 1, -2**31, 2**31, 2**32,
+                                                                  65535, 65536, 255, 256, True, 1.5, 2.0,
+                                                                  math.inf, -math.inf, math.nan, 1e300]), reals)
+    int_lists = st.one_of(st.lists(ints, max_size=14), st.just("abc"), st.none())
+
+    @settings(max_examples=n_examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def attack(data):
+        which = data.draw(st.sampled_from(["setpoint", "traj_segment", "heartbeat", "enable", "config", "limits",
+                                           "pose_setpoint", "tool"]), label="encoder")
+        if which == "setpoint":
+            args = (data.draw(int_lists), data.draw(ints), data.draw(ints))
+        elif which == "traj_segment":
+            k, n = data.draw(st.integers(0, 4)), data.draw(st.integers(0, 8))
+            args = (np.array([[data.draw(ints) for _ in range(n)] for _ in range(k)], dtype=object), data.draw(ints),
+                    data.draw(ints))
+        elif which in ("heartbeat",):
+            args = (data.draw(ints),)
+        elif which == "enable":
+            args = (data.draw(st.one_of(st.booleans(), ints)),)
+        elif which in ("config", "limits"):
+            n = data.draw(st.integers(0, 9))
+            L = np.array([[data.draw(ints), data.draw(ints)] for _ in range(n)], dtype=object)
+            args = (data.draw(ints), L, data.draw(st.booleans())) if which == "config" else (L, data.draw(ints))
+        else:
+            args = (data.draw(int_lists), data.draw(int_lists)) + ((data.draw(ints),) if which == "pose_setpoint" else ())
+        payload = call(getattr(P, which), *args)
+        if payload is not None:
+            assert isinstance(payload, bytes) and len(payload) <= proto.MAX_PAYLOAD, (which, len(payload))
+            seq = data.draw(st.integers(0, 65535))
+            wire = proto.encode(getattr(P, which.upper()) if hasattr(P, which.upper()) else 0, seq, payload)
+            got = proto.Parser().feed(wire)
+            assert len(got) == 1 and got[0][0] == "frame" and got[0][2] == seq and got[0][3] == payload, got
+        # the parser on arbitrary bytes, a frame cut at any point, and a valid frame after garbage
+        junk = data.draw(st.binary(max_size=600), label="junk")
+        parser = proto.Parser()
+        out = parser.feed(junk)
+        assert isinstance(out, list)
+        wire = proto.encode(0x01, 7, b"\x01\x02")
+        cut = data.draw(st.integers(0, len(wire)))
+        out = parser.feed(b"\x00" + wire[:cut]) + parser.feed(wire[cut:])
+        assert out and out[-1][0] == "frame" and out[-1][2] == 7, out
+        msg_type = data.draw(st.sampled_from([P.ACK, P.NACK, P.STATE, P.BOOT, 0, 0x7F, 255]), label="type")
+        call(P.decode, msg_type, junk[:64])
+
+    attack()
+    print(f"fuzz protocol: {n_examples} examples, ok")
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "models":
+    if sys.argv[1] == "protocol":
+        run_protocol(int(sys.argv[2]) if len(sys.argv) > 2 else 300)
+    elif sys.argv[1] == "models":
         run_models(int(sys.argv[2]) if len(sys.argv) > 2 else 300)
     elif sys.argv[1] == "helpers":
         run_helpers(int(sys.argv[2]) if len(sys.argv) > 2 else 300)

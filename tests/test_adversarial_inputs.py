@@ -520,3 +520,22 @@ def test_time_parameterize_joint_range(value):
     path[1, 2] = value
     with pytest.raises(ValueError, match=r"^q_path: joint angles must lie within \+-1000 rad"):
         time_parameterize(path, 1.0, 1.0, 200.0)
+
+
+# ---------------------------------------------------------- protocol time stamps are checked like fields
+# (found by tests/_fuzz_entry_points.py: an infinite t_mcu_us raised OverflowError, a float host_us a
+# TypeError about '&', a NaN one "cannot convert float NaN to integer", none naming the argument)
+
+
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan, 1.5, "12", None, True])
+def test_protocol_time_stamps_are_integers_naming_the_argument(bad):
+    for fn, args, name in [(P.setpoint, ([1, 2], bad), "t_mcu_us"), (P.heartbeat, (bad,), "host_us"),
+                           (P.pose_setpoint, ([1, 2, 3], [1, 2, 3], bad), "t_mcu_us"),
+                           (P.traj_segment, ([[1, 2]], 10, bad), "t0_mcu_us")]:
+        with pytest.raises(ValueError, match=rf"^{name}: expected an integer number of microseconds"):
+            fn(*args)
+
+
+def test_protocol_time_stamps_wrap_modulo_2_32():
+    assert P.heartbeat(2**32 + 5) == P.heartbeat(5) == P.heartbeat(5.0)
+    assert P.setpoint([1], -1) == P.setpoint([1], 2**32 - 1)
