@@ -60,15 +60,16 @@ def _make_arm(args):
             return from_urdf(path, base, tip, tool=tool)
         except ValueError as exc:
             raise SystemExit(f"piperik: --from-urdf: {exc}") from None
-    if args.robot == "piper":
-        return Piper(legacy_zero=args.legacy_zero, tool=tool)
-    if args.legacy_zero:
+    if args.legacy_zero and args.robot != "piper":
         raise SystemExit("piperik: --legacy-zero applies to --robot piper only")
-    if args.robot in ("piper_h", "piper_l"):
-        return Piper(variant=args.robot[-1], tool=tool)
-    if args.legacy_zero:
-        raise SystemExit("piperik: --legacy-zero applies to --robot piper only")
-    return ROBOTS[args.robot](tool=tool)
+    try:
+        if args.robot == "piper":
+            return Piper(legacy_zero=args.legacy_zero, tool=tool)
+        if args.robot in ("piper_h", "piper_l"):
+            return Piper(variant=args.robot[-1], tool=tool)
+        return ROBOTS[args.robot](tool=tool)
+    except ValueError as exc:  # a --tool that is not a finite rigid transform
+        raise SystemExit(f"piperik: --{exc}") from None
 
 
 def _fmt_q(q: Sequence[float], deg: bool = False) -> str:

@@ -379,8 +379,65 @@ def run_protocol(n_examples: int) -> None:
     print(f"fuzz protocol: {n_examples} examples, ok")
 
 
+def run_cli(n_examples: int) -> None:
+    """The `piperik` command (ik, fk, path, check -n) with arbitrary numbers: it prints a result, an
+    error message with a non-zero status, or argparse's usage error (SystemExit 2). Any other
+    exception would be a traceback in the user's terminal."""
+    import contextlib
+    import io
+
+    from piperik import cli
+
+    num = st.one_of(st.floats(-3.0, 3.0).map(repr), st.floats(0.05, 0.6).map(repr),
+                    st.sampled_from(["nan", "inf", "-inf", "1e308", "-1e308", "0", "1e3", "x", "", "1e-320"]))
+
+    @settings(max_examples=n_examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def attack(data):
+        robot = data.draw(st.sampled_from(["piper", "nero", "iiwa14"]), label="robot")
+        dof = 6 if robot == "piper" else 7
+        cmd = data.draw(st.sampled_from(["ik", "fk", "path"]), label="command")
+        argv = [cmd, "--robot", robot]
+        if data.draw(st.booleans()):
+            argv.append("--deg")
+        if data.draw(st.integers(0, 4)) == 0:
+            argv += ["--tool"] + [data.draw(num) for _ in range(6)]
+        if cmd == "ik":
+            argv += ["--xyz"] + [data.draw(num) for _ in range(3)] + ["--rpy"] + [data.draw(num) for _ in range(3)]
+            if data.draw(st.booleans()):
+                argv += ["--q-current"] + [data.draw(num) for _ in range(data.draw(st.sampled_from([dof, dof - 1])))]
+            if dof == 7 and data.draw(st.booleans()):
+                argv += ["--psi", data.draw(num)]
+        elif cmd == "fk":
+            argv += ["--"] + [data.draw(num) for _ in range(data.draw(st.sampled_from([dof, dof + 1])))]
+        else:
+            for flag in ("--from", "--to"):
+                argv += [flag] + [data.draw(num) for _ in range(6)]
+            argv += ["--rate", data.draw(st.sampled_from(["200", "0", "-5", "nan", "1e9", "1e-300"]))]
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = cli.main(argv)
+            except SystemExit as e:  # argparse's usage error (2), or SystemExit("piperik: ...") (1)
+                rc = e.code
+                if isinstance(rc, str):
+                    assert rc.startswith("piperik"), (argv, rc)
+                    err.write(rc)
+                    rc = 1
+        assert isinstance(rc, int), (argv, rc)
+        if rc != 0:
+            assert err.getvalue().strip() or out.getvalue().strip(), f"{argv}: status {rc} without a message"
+            assert "Traceback" not in err.getvalue(), (argv, err.getvalue())
+
+    attack()
+    print(f"fuzz cli: {n_examples} examples, ok")
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "protocol":
+    if sys.argv[1] == "cli":
+        run_cli(int(sys.argv[2]) if len(sys.argv) > 2 else 300)
+    elif sys.argv[1] == "protocol":
         run_protocol(int(sys.argv[2]) if len(sys.argv) > 2 else 300)
     elif sys.argv[1] == "models":
         run_models(int(sys.argv[2]) if len(sys.argv) > 2 else 300)

@@ -539,3 +539,13 @@ def test_protocol_time_stamps_are_integers_naming_the_argument(bad):
 def test_protocol_time_stamps_wrap_modulo_2_32():
     assert P.heartbeat(2**32 + 5) == P.heartbeat(5) == P.heartbeat(5.0)
     assert P.setpoint([1], -1) == P.setpoint([1], 2**32 - 1)
+
+
+# ------------------------------------------------------------------- a bad --tool is a message, not a traceback
+# (found by tests/_fuzz_entry_points.py: `piperik ik --tool 0 0 0 0 0 nan ...` ended in a traceback)
+
+
+@pytest.mark.parametrize("robot", ["piper", "nero", "iiwa14"])
+def test_cli_bad_tool_is_a_message(robot):
+    with pytest.raises(SystemExit, match=r"^piperik: --tool: \(x, y, z, roll, pitch, yaw\) must be finite"):
+        cli.main(["fk", "--robot", robot, "--tool", "0", "0", "0", "0", "0", "nan", "--", *["0"] * (6 if robot == "piper" else 7)])
