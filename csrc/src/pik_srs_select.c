@@ -120,8 +120,8 @@ typedef struct srs_search {
                                   * the searches take the arms one after the other */
     int mapped;                  /* the minimisers' variable u is a polar angle: psi = centre + scale tan u */
     pik_real map_centre, map_scale;
-    int newton_branch;           /* the branch and psi of Newton's last converged minimum (-1: none) */
-    pik_real newton_psi;
+    int newton_branch;           /* the branch and psi of the last minimum where Newton's method converged */
+    pik_real newton_psi;         /* and that was the best then (-1: none); newton_known tests it */
     int window;                  /* 1: psi_window applies (q_current, w1, w2, w3 > 0) */
     int have_r03_c;
     pik_real r03_c[9];           /* q_current's R03 (canonical frame), once have_r03_c */
@@ -515,9 +515,11 @@ typedef struct srs_slope_pt {
  * SRS_NEWTON_STEP_MAX, a step that does not descend, or no convergence in SRS_NEWTON_ITERATIONS (a
  * step of at most `done` is the last: SRS_NEWTON_DONE, or the polish's finer tolerance); 2
  * for such a failure where the last step crossed the slope's sign change (a corner of a band, say):
- * pair (may be NULL) then holds the two points on either side. */
+ * pair (may be NULL) then holds the two points on either side. A search that only seeds the
+ * incumbent passes its cost as `beat` (else PIK_HUGE): it gives up (0) where the quadratic model's
+ * minimum, fx - f1^2 / (2 f2), is above it (that basin is left to the branch and bound's cells). */
 static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x, pik_real fx, pik_real f1,
-                     pik_real f2, unsigned charged, srs_slope_pt pair[2], pik_real done)
+                     pik_real f2, unsigned charged, srs_slope_pt pair[2], pik_real done, pik_real beat)
 {
     srs_kinks K;
     int it, smooth = 1;
@@ -528,7 +530,8 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
             return 0;
         }
         step = -f1 / f2;
-        if (!(pik_fabs(step) <= SRS_NEWTON_STEP_MAX) || !(x + step > lo && x + step < hi)) {
+        if (!(pik_fabs(step) <= SRS_NEWTON_STEP_MAX) || !(x + step > lo && x + step < hi) ||
+            fx + PIK_R(0.5) * f1 * step > beat) {
             return 0;
         }
         /* the last step's point needs no derivatives */
@@ -551,8 +554,10 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
         x += step;
         charged = K.charged;
         if (pik_fabs(step) <= done) {
-            S->newton_branch = b;
-            S->newton_psi = x;
+            if (S->best->branch == b && S->best->psi == x) {
+                S->newton_branch = b;
+                S->newton_psi = x;
+            }
             return 1;
         }
         fx = fn;
@@ -603,7 +608,7 @@ static void polish_best(srs_search *S)
         pik_real f1, f2;
         int smooth;
         visit_newton(S, b, x, &f1, &f2, &smooth, 0);
-        if (smooth && newton_on(S, b, x - h, x + h, x, fx, f1, f2, 0, 0, tol) == 1) {
+        if (smooth && newton_on(S, b, x - h, x + h, x, fx, f1, f2, 0, 0, tol, PIK_HUGE) == 1) {
             return;
         }
     }
@@ -752,8 +757,10 @@ static int slope_root_on(srs_search *S, int b, pik_real a, pik_real c, pik_real 
  * where the cost is smooth, the slopes at x and just inside the end it descends to: rising again
  * before that end brackets a minimum or a corner (slope_root_on), still falling there leaves the end
  * (scored by the caller) as the minimum on that side. Brent's minimiser (at most 41 evaluations)
- * where the cost is not smooth. */
-static void refine_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x)
+ * where the cost is not smooth. known = -1 (+1): lo (hi) is a minimum found already (the best, see
+ * newton_known); where the cost at x descends toward it, the search would only find it again and
+ * ends there, as at an end it descends to monotonically. */
+static void refine_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x, int known)
 {
     pik_real fx, f1, f2, e1, e2;
     srs_kinks Kx, Ke;
@@ -763,7 +770,10 @@ static void refine_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x
     srs_slope_pt pair[2];
     int newton;
     fx = visit_newton(S, b, x, &f1, &f2, &smooth, &Kx);
-    newton = smooth ? newton_on(S, b, lo, hi, x, fx, f1, f2, Kx.charged, pair, SRS_NEWTON_DONE) : 0;
+    if (known && smooth && fx < PIK_HUGE && (known < 0 ? f1 >= 0 : f1 <= 0)) {
+        return;
+    }
+    newton = smooth ? newton_on(S, b, lo, hi, x, fx, f1, f2, Kx.charged, pair, SRS_NEWTON_DONE, PIK_HUGE) : 0;
     if (newton == 1) {
         return;
     }
@@ -792,23 +802,26 @@ static void refine_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x
 }
 
 /* Minimises branch b's cost on the cell [lo, hi] (smooth in psi between breakpoints but for the bands'
- * corners; its ends are scored already) from its middle. */
-static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi)
+ * corners; its ends are scored already) from its middle (known: refine_on's). */
+static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi, int known)
 {
     if (hi - lo > SRS_PSI_EPS) {
-        refine_on(S, b, lo, hi, PIK_R(0.5) * (lo + hi));
+        refine_on(S, b, lo, hi, PIK_R(0.5) * (lo + hi), known);
     }
 }
 
 /* Local search of branch b from psi0: Newton's method; where it does not converge and the search is
  * thorough, bracket the minimum by walking downhill with growing steps, then refine_on in the bracket
- * (a search that is not thorough only seeds the incumbent of the branch and bound). */
+ * (a search that is not thorough only seeds the incumbent of the branch and bound: its Newton's
+ * method gives up where it cannot beat the incumbent). */
 SRS_NOINLINE static void local_search(srs_search *S, int b, pik_real psi0, int thorough)
 {
     pik_real a, x, c, fa, fx, fc, f1, f2, step = PIK_R(0.02);
+    pik_real beat = !thorough && S->best->found ? S->best->cost : PIK_HUGE;
     int it, smooth;
     fx = visit_newton(S, b, psi0, &f1, &f2, &smooth, 0);
-    if ((smooth && newton_on(S, b, psi0 - PIK_PI, psi0 + PIK_PI, psi0, fx, f1, f2, 0, 0, SRS_NEWTON_DONE) == 1) || !thorough) {
+    if ((smooth && newton_on(S, b, psi0 - PIK_PI, psi0 + PIK_PI, psi0, fx, f1, f2, 0, 0, SRS_NEWTON_DONE, beat) == 1) ||
+        !thorough) {
         return;
     }
     /* q_current on (or a hair past) a limit puts its own arm angle just outside the branch's limits,
@@ -852,7 +865,7 @@ SRS_NOINLINE static void local_search(srs_search *S, int b, pik_real psi0, int t
     if (!(fx <= fa && fx <= fc)) {
         return;
     }
-    refine_on(S, b, a, c, x);
+    refine_on(S, b, a, c, x, 0);
 }
 
 /* Angular distance |wrap(a - b)|. */
@@ -1042,7 +1055,7 @@ SRS_NOINLINE static void scan_branches(srs_search *S, int g)
         visit(S, g, PIK_R(0.5) * (a0 + a1), -1, 0, costs);
         for (k = 0; k < 4; ++k) {
             if (costs[k] < PIK_HUGE) {
-                minimise_on(S, SRS_BRANCH(g, k), a0, a1);
+                minimise_on(S, SRS_BRANCH(g, k), a0, a1, 0);
             }
         }
     }
@@ -1062,7 +1075,7 @@ SRS_NOINLINE static void scan_branches(srs_search *S, int g)
             }
             if (i >= 2 && f_cur < PIK_HUGE && f_cur <= f_prev && f_cur <= f_next) {
                 pik_real x = -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)((i - 1) % NS);
-                minimise_on(S, b, x - PIK_TWO_PI / NS, x + PIK_TWO_PI / NS);
+                minimise_on(S, b, x - PIK_TWO_PI / NS, x + PIK_TWO_PI / NS, 0);
             }
             f_prev = f_cur;
             f_cur = f_next;
@@ -1162,6 +1175,15 @@ SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real 
  * SRS_SPLIT_CELLS and the depth bound the work. */
 #define SRS_CELL_SPLIT_GAP PIK_TOL(1e-6, 1e-4)
 
+/* Where the best is a minimum of branch b that Newton's method converged to (a stationary point, not
+ * a limit edge): its arm angle in [-pi, pi]; else PIK_HUGE. */
+static pik_real newton_known(const srs_search *S, int b)
+{
+    const srs_best *B = S->best;
+    return B->found && B->branch == b && S->newton_branch == b && B->psi == S->newton_psi ? pik_wrap_pi(B->psi)
+                                                                                            : PIK_HUGE;
+}
+
 /* One cell [a0, a1] of branch b, every joint monotone in it (rate: the representative joints' rates at
  * its middle, whose signs hold throughout), rep_a / rep_b the representative angles at its ends: the
  * lower bound of the cost in the cell -- each joint's angular distance from q_current to the arc it
@@ -1175,7 +1197,7 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
     const pik_srs_model *m = S->m;
     const pik_select_options *o = S->sc.o;
     const srs_lin_arm *L = &S->lin;
-    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE;
+    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE, x_known;
     int jj;
     branch_thetas(b, rep_a, ta);
     branch_thetas(b, rep_b, tb);
@@ -1223,8 +1245,16 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
     if (S->best->found && lb >= S->best->cost - SRS_COST_TOL) {
         return 0;
     }
-    /* the ends are scored already (every breakpoint and split point is visited on every branch) */
-    minimise_on(S, b, a0, a1);
+    x_known = newton_known(S, b);
+    if (x_known > a0 && x_known < a1) {
+        /* A search from the middle would mostly find the best again: the cell is left to split_cells,
+         * which looks for another minimum on either side of it (a bound of -1 keeps it there first) */
+        lb = -1;
+        *lb_out = lb;
+    } else {
+        /* the ends are scored already (every breakpoint and split point is visited on every branch) */
+        minimise_on(S, b, a0, a1, x_known == a0 ? -1 : (x_known == a1 ? 1 : 0));
+    }
     return S->sc.q_current && S->best->found && S->best->cost - lb >= SRS_CELL_SPLIT_GAP * S->best->cost &&
            a1 - a0 >= 64 * SRS_SEARCH_TOL;
 }
@@ -1253,22 +1283,30 @@ static void keep_split(srs_search *S, int b, pik_real a0, pik_real a1, pik_real 
 /* After every cell is searched (the best is final and prunes most of them), the kept cells whose bound
  * still leaves the gap are halved, depth first without recursion (a stack of SRS_CELL_SPLIT_DEPTH + 1
  * pieces), each half bounded and searched again and halved again while its gap remains, down to
- * SRS_CELL_SPLIT_DEPTH levels; the cell that holds the best is halved once (its minimum is found). */
+ * SRS_CELL_SPLIT_DEPTH levels; the cell that holds the best is halved once (its minimum is found),
+ * at the best itself where that is a minimum Newton's method converged to (newton_known): each side
+ * is then searched from its own middle, and neither finds that minimum again (a search that descends
+ * to the shared end stops there). */
 SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
 {
     struct {
         pik_real a0, a1;
         int depth;
     } stack[SRS_CELL_SPLIT_DEPTH + 1];
-    int i, k, top;
+    int i, k, top, known;
     for (i = 0; i < S->n_split; ++i) {
         int b = S->split[i].b, g = (b >> 1) & 1, max_depth;
-        pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, sm, cm, rate[6];
+        pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, sm, cm, rate[6], x_known;
         const srs_lin_arm *L;
         if (S->best->cost - S->split[i].lb < SRS_CELL_SPLIT_GAP * S->best->cost) {
             continue;
         }
         max_depth = b == S->best->branch && a0 <= S->best->psi && S->best->psi <= a1 ? 1 : SRS_CELL_SPLIT_DEPTH;
+        x_known = newton_known(S, b);
+        known = x_known > a0 && x_known < a1;
+        if (known) {
+            max_depth = 1;
+        }
         L = search_lin(S, g);
         pik_sincos_r(PIK_R(0.5) * (a0 + a1), &sm, &cm);
         for (k = 0; k < 6; ++k) {
@@ -1282,10 +1320,15 @@ SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
             pik_real c0 = stack[top - 1].a0, c1 = stack[top - 1].a1, mid = PIK_R(0.5) * (c0 + c1), sing, lb;
             pik_real rep_a[7], rep_m[7], rep_b[7];
             int depth = stack[--top].depth + 1;
+            if (known && depth == 1) {
+                mid = x_known; /* scored: it is the best */
+            }
             search_thetas(S, g, c0, rep_a, &sing);
             search_thetas(S, g, mid, rep_m, &sing);
             search_thetas(S, g, c1, rep_b, &sing);
-            visit_branch(S, b, mid);
+            if (!(known && depth == 1)) {
+                visit_branch(S, b, mid);
+            }
             /* a half that keeps its gap is pushed; depth first: at most one pending half per level */
             if (search_cell(S, b, c0, mid, rep_a, rep_m, rate, th_c, &lb) && depth < max_depth) {
                 stack[top].a0 = c0;
@@ -1357,7 +1400,11 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
             } else {
                 visit(S, g, a0, -1, rep_a, 0);
             }
-            visit(S, g, a1, -1, rep_b, 0);
+            if (a1 == a0) {
+                memcpy(rep_b, rep_a, sizeof rep_b); /* a window's edge on a breakpoint: visited */
+            } else {
+                visit(S, g, a1, -1, rep_b, 0);
+            }
             last_b = a1;
             if (!searched || a1 == a0) {
                 continue;
@@ -1531,10 +1578,12 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
             near_mask |= 1 << b;
         }
     }
-    for (b = 0; b < 8; ++b) {
+    for (k = -1; k < 8; ++k) {
         /* with more than q_current's branch near, only an exact hold ends the search before the
-         * branch and bound: the other near branches' searches only seed its incumbent */
-        if (near_mask & (1 << b)) {
+         * branch and bound: the other near branches' searches only seed its incumbent. q_current's
+         * branch first (k = -1): its minimum is the likely incumbent, which the others must beat */
+        b = k < 0 ? b_c : k;
+        if ((near_mask & (1 << b)) && (k < 0 || b != b_c)) {
             local_search(S, b, psi_c, near_mask == (1 << b_c));
         }
     }
