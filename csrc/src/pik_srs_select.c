@@ -120,8 +120,8 @@ typedef struct srs_search {
                                   * the searches take the arms one after the other */
     int mapped;                  /* the minimisers' variable u is a polar angle: psi = centre + scale tan u */
     pik_real map_centre, map_scale;
-    int newton_branch;           /* the branch and psi of the last minimum where Newton's method converged */
-    pik_real newton_psi;         /* and that was the best then (-1: none); newton_known tests it */
+    int newton_branch;           /* the branch (+ 8 for a slope root) and psi of the last minimum a search */
+    pik_real newton_psi;         /* converged to that was the best then (-1: none): mark_known */
     int window;                  /* 1: psi_window applies (q_current, w1, w2, w3 > 0) */
     int have_r03_c;
     pik_real r03_c[9];           /* q_current's R03 (canonical frame), once have_r03_c */
@@ -501,6 +501,18 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
 #define SRS_NEWTON_STEP_MAX PIK_R(0.25)
 #define SRS_NEWTON_DONE PIK_TOL(1e-7, 1e-4)
 
+/* Records the best as a minimum found (newton_known) where it is branch b's x or x_prev: the last two
+ * points of a search that converged there (the last step may not lower the cost); `how` 0 for
+ * Newton's method on the cost (a stationary point), 8 for a slope root (nearest_fast tells them apart). */
+static void mark_known(srs_search *S, int b, int how, pik_real x, pik_real x_prev)
+{
+    const srs_best *B = S->best;
+    if (B->found && B->branch == b && (B->psi == x || B->psi == x_prev)) {
+        S->newton_branch = b + how;
+        S->newton_psi = B->psi;
+    }
+}
+
 /* A point of a slope search: psi, the cost's first and second derivatives, the bands charged. */
 typedef struct srs_slope_pt {
     pik_real psi, f1, f2;
@@ -554,10 +566,7 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
         x += step;
         charged = K.charged;
         if (pik_fabs(step) <= done) {
-            if (S->best->branch == b && S->best->psi == x) {
-                S->newton_branch = b;
-                S->newton_psi = x;
-            }
+            mark_known(S, b, 0, x, x - step);
             return 1;
         }
         fx = fn;
@@ -735,6 +744,7 @@ static int slope_root_on(srs_search *S, int b, pik_real a, pik_real c, pik_real 
         /* a Newton step this small leaves ~K step^2 (newton_on); bisection ends at the resolution */
         if ((newton_step && pik_fabs(step) <= SRS_NEWTON_DONE) || c - a <= 2 * SRS_SEARCH_TOL) {
             visit_branch(S, b, xn);
+            mark_known(S, b, 8, xn, x); /* the slope changes sign within the bracket: a minimum */
             return 1;
         }
         x = xn;
@@ -1175,13 +1185,13 @@ SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real 
  * SRS_SPLIT_CELLS and the depth bound the work. */
 #define SRS_CELL_SPLIT_GAP PIK_TOL(1e-6, 1e-4)
 
-/* Where the best is a minimum of branch b that Newton's method converged to (a stationary point, not
- * a limit edge): its arm angle in [-pi, pi]; else PIK_HUGE. */
+/* Where the best is a minimum of branch b that a search converged to (mark_known: a stationary point
+ * or a band's corner, not a limit edge): its arm angle in [-pi, pi]; else PIK_HUGE. */
 static pik_real newton_known(const srs_search *S, int b)
 {
     const srs_best *B = S->best;
-    return B->found && B->branch == b && S->newton_branch == b && B->psi == S->newton_psi ? pik_wrap_pi(B->psi)
-                                                                                            : PIK_HUGE;
+    return B->found && B->branch == b && (S->newton_branch & 7) == b && B->psi == S->newton_psi ? pik_wrap_pi(B->psi)
+                                                                                                  : PIK_HUGE;
 }
 
 /* One cell [a0, a1] of branch b, every joint monotone in it (rate: the representative joints' rates at
@@ -1284,7 +1294,7 @@ static void keep_split(srs_search *S, int b, pik_real a0, pik_real a1, pik_real 
  * still leaves the gap are halved, depth first without recursion (a stack of SRS_CELL_SPLIT_DEPTH + 1
  * pieces), each half bounded and searched again and halved again while its gap remains, down to
  * SRS_CELL_SPLIT_DEPTH levels; the cell that holds the best is halved once (its minimum is found),
- * at the best itself where that is a minimum Newton's method converged to (newton_known): each side
+ * at the best itself where that is a minimum a search converged to (newton_known): each side
  * is then searched from its own middle, and neither finds that minimum again (a search that descends
  * to the shared end stops there). */
 SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
@@ -1348,7 +1358,8 @@ SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
 /* Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
  * is monotone in a cell): search_cell for each allowed branch. With q_current, only the arm angles of
  * psi_window for `cap` (or the incumbent's cost, when lower) are searched: each cell is clipped to
- * the window (a part of a cell is a cell: its joints stay monotone), the rest is skipped. */
+ * the window (a part of a cell is a cell: its joints stay monotone), the rest is skipped; the window
+ * narrows as the incumbent improves (its centre stays). */
 static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_real cap)
 {
     const srs_lin_arm *L;
@@ -1373,7 +1384,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
     /* Every breakpoint (in the window) is scored on every branch: an in-limit set may be a single arm
      * angle (several joints at a limit at once, in a cell too short to search), and an optimum on a
      * limit is one */
-    for (i = 0; i + 1 < nb; ++i) {
+    for (i = 0; i + 1 < nb && win != 0; ++i) {
         pik_real sm, cm, rate[6];
         int searched = !(br[i + 1] - br[i] < SRS_INTERVAL_MIN || in_exclusion(L, PIK_R(0.5) * (br[i] + br[i + 1])));
         if (searched) {
@@ -1383,7 +1394,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
             }
         }
         /* the window meets [-pi, pi] in up to two pieces (it may wrap): its copies shifted by -2pi, 0, 2pi */
-        for (piece = -1; piece <= 1; ++piece) {
+        for (piece = -1; piece <= 1 && win != 0; ++piece) {
             pik_real a0 = br[i], a1 = br[i + 1];
             if (win == 1) {
                 pik_real lo = w_centre - w_half + (pik_real)piece * PIK_TWO_PI, hi = lo + 2 * w_half;
@@ -1416,9 +1427,13 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
                     keep_split(S, b, a0, a1, lb);
                 }
             }
+            if (S->sc.q_current && S->best->found && S->best->cost < w_cost) {
+                w_cost = S->best->cost; /* 0: nothing of this arm can beat the incumbent now */
+                win = psi_window(S, g, w_cost, &w_centre, &w_half);
+            }
         }
     }
-    if (S->sc.q_current) {
+    if (S->sc.q_current && win != 0) {
         for (j = 0; j < L->n_sing; ++j) {
             if (win == 2 || ang_dist(L->sing_psi[j], w_centre) <= w_half + PIK_PSI_SINGULAR_EXCLUSION_RAD) {
                 polar_window(S, g, j >= L->n_sing_shoulder, L->sing_psi[j]);
