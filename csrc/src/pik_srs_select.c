@@ -33,7 +33,8 @@ static pik_real cos_diff(pik_real t, pik_real s_c, pik_real c_c)
 /* arm_thetas from arm g's linear form L (arm_lin): each (sin, cos) pair is two entries of R03(psi) or
  * R47(psi), a sin psi + b cos psi + c, so one evaluation costs 16 products instead of building the
  * two rotations. t4 is the arm's constant elbow angle. Returns 0 (th untouched) near a shoulder or
- * wrist singularity, where the caller falls back to arm_thetas. */
+ * wrist singularity, where the caller falls back to arm_thetas. sin26 (may be NULL) receives
+ * |sin t2| and |sin t6| from the form either way. */
 static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_real sp, pik_real cp, pik_real th[7],
                       pik_real *singularity, pik_real *sin26)
 {
@@ -45,6 +46,10 @@ static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_re
     /* |sin t2| = |(R03[1][1], R03[0][1])| and |sin t6| likewise, as in arm_sincos */
     n2 = pik_sqrt(s[0] * s[0] + c[0] * c[0]);
     n6 = pik_sqrt(s[3] * s[3] + c[3] * c[3]);
+    if (sin26) {
+        sin26[0] = n2;
+        sin26[1] = n6;
+    }
     if (!(n2 >= SRS_LIN_SING_MIN && n6 >= SRS_LIN_SING_MIN)) {
         return 0;
     }
@@ -73,10 +78,6 @@ static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_re
     th[5] = t[4];
     th[6] = t[5];
     *singularity = srs_singularity(n2, s4_abs, n6);
-    if (sin26) {
-        sin26[0] = n2;
-        sin26[1] = n6;
-    }
     return 1;
 }
 
@@ -416,8 +417,14 @@ typedef struct srs_kinks {
 } srs_kinks;
 #define SRS_KINK_SING 7
 
+/* Where the joints' rates come from the linear form although its joints do not (lin_thetas declines):
+ * |sin t2| and |sin t6| at least this, far above the seed's split (SRS_SING_ABS) and the form's
+ * rounding, so the rates are accurate to a small fraction while arm_thetas gives the joints. */
+#define SRS_RATE_SING_MIN PIK_TOL(1e-6, 1e-3)
+
 /* Branch b's cost at psi, as visit_branch, and where the kernel's cost (pik_select_internal.h, rule 3)
- * is smooth there -- the linear form accurate (away from shoulder and wrist singularities) and the
+ * is smooth there -- the linear form accurate (away from shoulder and wrist singularities; nearer them
+ * down to SRS_RATE_SING_MIN, the joints from arm_thetas and only the rates from the form) and the
  * cost the weighted distance plus the soft-limit and singularity bands it charges -- its first and
  * second derivatives in psi, with *smooth = 1; else *smooth = 0. The terms are rebuilt here from the
  * kernel's rules and must add up to the kernel's cost, so a rule the rebuild does not know turns
@@ -434,8 +441,14 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
     int j;
     *smooth = 0;
     pik_sincos_r(psi, &sp, &cp);
-    if (S->mapped || !S->sc.q_current || !lin_thetas(L, S->t4, S->P->s4, sp, cp, rep, &sing, sin26)) {
+    if (S->mapped || !S->sc.q_current) {
         return visit_branch(S, b, psi);
+    }
+    if (!lin_thetas(L, S->t4, S->P->s4, sp, cp, rep, &sing, sin26)) {
+        if (!(sin26[0] >= SRS_RATE_SING_MIN && sin26[1] >= SRS_RATE_SING_MIN)) {
+            return visit_branch(S, b, psi);
+        }
+        pik_srs_arm_thetas(S->P, (b >> 1) & 1, psi, S->seed_theta, rep, &sing);
     }
     branch_thetas(b, rep, th);
     if (score_thetas(S, b, psi, th, sing, q, &r) != PIK_SCORE_OK) {
@@ -468,10 +481,10 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
             add_band_rates(o->limit_penalty, o->soft_limit_margin_rad - mj, dir * dq[j], dir * d2q[j], f1, f2);
         }
     }
-    if (sing != S->P->s4) {
+    if (srs_singularity(sin26[0], S->P->s4, sin26[1]) != S->P->s4) {
         /* sing = min(|sin t2|, |sin t4|, |sin t6|) (lin_thetas): t4 is constant; |sin t2| (|sin t6|) is the
          * length v of t1's (t5's) pair (n, d): v' = (n n' + d d') / v, v'' = (n'^2 + n n'' + d'^2 + d d'') / v - v'^2 / v */
-        const int k = sing == sin26[0] ? 0 : 3;
+        const int k = sin26[0] <= sin26[1] ? 0 : 3;
         const lin3 n = L->n[k], d = L->d[k];
         pik_real nv = lin_eval(n, sp, cp), dv = lin_eval(d, sp, cp);
         pik_real n1 = n.a * cp - n.b * sp, d1 = d.a * cp - d.b * sp;
