@@ -419,8 +419,11 @@ typedef struct srs_kinks {
 
 /* Where the joints' rates come from the linear form although its joints do not (lin_thetas declines):
  * |sin t2| and |sin t6| at least this, far above the seed's split (SRS_SING_ABS) and the form's
- * rounding, so the rates are accurate to a small fraction while arm_thetas gives the joints. */
+ * rounding, so the rates are accurate to a small fraction while arm_thetas gives the joints. There
+ * the cost's third derivative grows like 1 / |sin t6|^2 (t5 and t7 turn at 1 / |sin t6|), so Newton's
+ * steps end at SRS_NEWTON_DONE_NEAR rather than SRS_NEWTON_DONE (visit_newton's *smooth = 2). */
 #define SRS_RATE_SING_MIN PIK_TOL(1e-6, 1e-3)
+#define SRS_NEWTON_DONE_NEAR PIK_TOL(1e-10, 1e-6)
 
 /* Branch b's cost at psi, as visit_branch, and where the kernel's cost (pik_select_internal.h, rule 3)
  * is smooth there -- the linear form accurate (away from shoulder and wrist singularities; nearer them
@@ -438,7 +441,7 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
     pik_real *dq = rep, *d2q = th; /* rep and th are dead once scored: their space holds the rates */
     pik_score_out r;
     unsigned charged = 0;
-    int j;
+    int j, approx = 0;
     *smooth = 0;
     pik_sincos_r(psi, &sp, &cp);
     if (S->mapped || !S->sc.q_current) {
@@ -449,6 +452,7 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
             return visit_branch(S, b, psi);
         }
         pik_srs_arm_thetas(S->P, (b >> 1) & 1, psi, S->seed_theta, rep, &sing);
+        approx = 1;
     }
     branch_thetas(b, rep, th);
     if (score_thetas(S, b, psi, th, sing, q, &r) != PIK_SCORE_OK) {
@@ -503,7 +507,7 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
             K->rate = v1;
         }
     }
-    *smooth = pik_fabs(cost - r.cost) <= PIK_TOL(1e-12, 1e-5) * (1 + r.cost);
+    *smooth = pik_fabs(cost - r.cost) <= PIK_TOL(1e-12, 1e-5) * (1 + r.cost) ? 1 + approx : 0;
     return r.cost;
 }
 
@@ -558,6 +562,9 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
         if (!(pik_fabs(step) <= SRS_NEWTON_STEP_MAX) || !(x + step > lo && x + step < hi) ||
             fx + PIK_R(0.5) * f1 * step > beat) {
             return 0;
+        }
+        if (smooth == 2 && done > SRS_NEWTON_DONE_NEAR) {
+            done = SRS_NEWTON_DONE_NEAR; /* next to a singularity (visit_newton) */
         }
         /* the last step's point needs no derivatives */
         fn = pik_fabs(step) <= done ? visit_branch(S, b, x + step)
@@ -755,7 +762,8 @@ static int slope_root_on(srs_search *S, int b, pik_real a, pik_real c, pik_real 
             step = xn - x;
         }
         /* a Newton step this small leaves ~K step^2 (newton_on); bisection ends at the resolution */
-        if ((newton_step && pik_fabs(step) <= SRS_NEWTON_DONE) || c - a <= 2 * SRS_SEARCH_TOL) {
+        if ((newton_step && pik_fabs(step) <= (smooth == 2 ? SRS_NEWTON_DONE_NEAR : SRS_NEWTON_DONE)) ||
+            c - a <= 2 * SRS_SEARCH_TOL) {
             visit_branch(S, b, xn);
             mark_known(S, b, 8, xn, x); /* the slope changes sign within the bracket: a minimum */
             return 1;
