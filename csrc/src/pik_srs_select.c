@@ -1217,13 +1217,23 @@ static pik_real newton_known(const srs_search *S, int b)
                                                                                                   : PIK_HUGE;
 }
 
+/* A cell [a0, a1] of branch b that holds a minimum found already at x (newton_known): a search from
+ * the middle would mostly find it again, so each side of it is searched from its own middle instead,
+ * for another minimum (a search that descends toward x stops there: refine_on's `known`). */
+static void minimise_beside(srs_search *S, int b, pik_real a0, pik_real a1, pik_real x)
+{
+    minimise_on(S, b, a0, x, 1);
+    minimise_on(S, b, x, a1, -1);
+}
+
 /* One cell [a0, a1] of branch b, every joint monotone in it (rate: the representative joints' rates at
  * its middle, whose signs hold throughout), rep_a / rep_b the representative angles at its ends: the
  * lower bound of the cost in the cell -- each joint's angular distance from q_current to the arc it
  * sweeps (or, without q_current, minus the best margin the arcs allow) -- and, where it is below the
- * best so far, a search of the cell from its middle. Returns 1 when the bound still leaves a gap to
- * the best after the search: the cost is a sum of terms each unimodal in the cell but may itself have
- * two minima where q_current is far, and the search finds one (split_cells halves such cells). */
+ * best so far, a search of the cell from its middle (or minimise_beside, where it holds a minimum found
+ * already). Returns 1 when the bound still leaves a gap to the best after the search: the cost is a
+ * sum of terms each unimodal in the cell but may itself have two minima where q_current is far, and
+ * the search finds one (split_cells halves such cells); 2 for such a gap after minimise_beside. */
 static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik_real rep_a[7],
                        const pik_real rep_b[7], const pik_real rate[6], const pik_real *th_c, pik_real *lb_out)
 {
@@ -1231,7 +1241,7 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
     const pik_select_options *o = S->sc.o;
     const srs_lin_arm *L = &S->lin;
     pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE, x_known;
-    int jj;
+    int jj, inside;
     branch_thetas(b, rep_a, ta);
     branch_thetas(b, rep_b, tb);
     for (jj = 0; jj < 7; ++jj) {
@@ -1278,21 +1288,22 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
     if (S->best->found && lb >= S->best->cost - SRS_COST_TOL) {
         return 0;
     }
+    /* the ends are scored already (every breakpoint and split point is visited on every branch) */
     x_known = newton_known(S, b);
-    if (x_known > a0 && x_known < a1) {
-        /* A search from the middle would mostly find the best again: the cell is left to split_cells,
-         * which looks for another minimum on either side of it (a bound of -1 keeps it there first) */
-        lb = -1;
-        *lb_out = lb;
+    inside = x_known > a0 && x_known < a1;
+    if (inside) {
+        minimise_beside(S, b, a0, a1, x_known);
     } else {
-        /* the ends are scored already (every breakpoint and split point is visited on every branch) */
         minimise_on(S, b, a0, a1, x_known == a0 ? -1 : (x_known == a1 ? 1 : 0));
     }
     return S->sc.q_current && S->best->found && S->best->cost - lb >= SRS_CELL_SPLIT_GAP * S->best->cost &&
-           a1 - a0 >= 64 * SRS_SEARCH_TOL;
+                   a1 - a0 >= 64 * SRS_SEARCH_TOL
+               ? 1 + inside
+               : 0;
 }
 
-/* Keeps whole cell [a0, a1] of branch b (bound lb) for split_cells: the SRS_SPLIT_CELLS lowest bounds. */
+/* Keeps whole cell [a0, a1] of branch b (bound lb) for split_cells: the SRS_SPLIT_CELLS lowest bounds
+ * (b + 8: minimise_beside searched it). */
 static void keep_split(srs_search *S, int b, pik_real a0, pik_real a1, pik_real lb)
 {
     int slot = S->n_split, k;
@@ -1317,18 +1328,17 @@ static void keep_split(srs_search *S, int b, pik_real a0, pik_real a1, pik_real 
  * still leaves the gap are halved, depth first without recursion (a stack of SRS_CELL_SPLIT_DEPTH + 1
  * pieces), each half bounded and searched again and halved again while its gap remains, down to
  * SRS_CELL_SPLIT_DEPTH levels; the cell that holds the best is halved once (its minimum is found),
- * at the best itself where that is a minimum a search converged to (newton_known): each side
- * is then searched from its own middle, and neither finds that minimum again (a search that descends
- * to the shared end stops there). */
+ * or where the best is a minimum a search converged to (newton_known), searched on either side of it
+ * (minimise_beside) unless that is done already. */
 SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
 {
     struct {
         pik_real a0, a1;
         int depth;
     } stack[SRS_CELL_SPLIT_DEPTH + 1];
-    int i, k, top, known;
+    int i, k, top;
     for (i = 0; i < S->n_split; ++i) {
-        int b = S->split[i].b, g = (b >> 1) & 1, max_depth;
+        int b = S->split[i].b & 7, g = (b >> 1) & 1, max_depth;
         pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, sm, cm, rate[6], x_known;
         const srs_lin_arm *L;
         if (S->best->cost - S->split[i].lb < SRS_CELL_SPLIT_GAP * S->best->cost) {
@@ -1336,9 +1346,11 @@ SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
         }
         max_depth = b == S->best->branch && a0 <= S->best->psi && S->best->psi <= a1 ? 1 : SRS_CELL_SPLIT_DEPTH;
         x_known = newton_known(S, b);
-        known = x_known > a0 && x_known < a1;
-        if (known) {
-            max_depth = 1;
+        if (x_known > a0 && x_known < a1) {
+            if (!(S->split[i].b & 8)) {
+                minimise_beside(S, b, a0, a1, x_known);
+            }
+            continue;
         }
         L = search_lin(S, g);
         pik_sincos_r(PIK_R(0.5) * (a0 + a1), &sm, &cm);
@@ -1353,15 +1365,10 @@ SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
             pik_real c0 = stack[top - 1].a0, c1 = stack[top - 1].a1, mid = PIK_R(0.5) * (c0 + c1), sing, lb;
             pik_real rep_a[7], rep_m[7], rep_b[7];
             int depth = stack[--top].depth + 1;
-            if (known && depth == 1) {
-                mid = x_known; /* scored: it is the best */
-            }
             search_thetas(S, g, c0, rep_a, &sing);
             search_thetas(S, g, mid, rep_m, &sing);
             search_thetas(S, g, c1, rep_b, &sing);
-            if (!(known && depth == 1)) {
-                visit_branch(S, b, mid);
-            }
+            visit_branch(S, b, mid);
             /* a half that keeps its gap is pushed; depth first: at most one pending half per level */
             if (search_cell(S, b, c0, mid, rep_a, rep_m, rate, th_c, &lb) && depth < max_depth) {
                 stack[top].a0 = c0;
@@ -1444,10 +1451,10 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
                 continue;
             }
             for (k = 0; k < 4; ++k) {
-                int b = SRS_BRANCH(g, k);
+                int b = SRS_BRANCH(g, k), kept;
                 pik_real lb;
-                if ((S->allowed & (1u << b)) && search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, &lb)) {
-                    keep_split(S, b, a0, a1, lb);
+                if ((S->allowed & (1u << b)) && (kept = search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, &lb)) != 0) {
+                    keep_split(S, b + (kept == 2 ? 8 : 0), a0, a1, lb);
                 }
             }
             if (S->sc.q_current && S->best->found && S->best->cost < w_cost) {
@@ -1622,7 +1629,7 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
          * branch first (k = -1): its minimum is the likely incumbent, which the others must beat */
         b = k < 0 ? b_c : k;
         if ((near_mask & (1 << b)) && (k < 0 || b != b_c)) {
-            local_search(S, b, psi_c, near_mask == (1 << b_c));
+            local_search(S, b, psi_c, near_mask == (1 << b_c) || k < 0);
         }
     }
     for (b = 0; b < 8; ++b) {
