@@ -1929,13 +1929,20 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
                     break;
                 }
                 for (g = 0; g < P.n_gc4; ++g) {
-                    int needed = 0;
+                    /* the branches whose simple bound may still beat the incumbent and the cap: only
+                     * they are visited and searched (allowed restored after) */
+                    unsigned live = 0;
                     for (b = 0; b < 8; ++b) {
-                        needed |= ((b >> 1) & 1) == g && (S.allowed & (1u << b)) &&
-                                  (!best.found || lb[b] < best.cost - SRS_COST_TOL) && lb[b] < cap;
+                        if (((b >> 1) & 1) == g && (S.allowed & (1u << b)) &&
+                            (!best.found || lb[b] < best.cost - SRS_COST_TOL) && lb[b] < cap) {
+                            live |= 1u << b;
+                        }
                     }
-                    if (needed) {
+                    if (live) {
+                        const unsigned allowed_all = S.allowed;
+                        S.allowed = live;
                         branch_and_bound(&S, g, th_c, cap);
+                        S.allowed = allowed_all;
                     }
                 }
             }
