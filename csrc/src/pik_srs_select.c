@@ -843,18 +843,65 @@ static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi, int know
     }
 }
 
+/* Where Newton's method fails at x (cost fx, slope f1 != 0, second derivative f2, bands `charged`; the
+ * cost concave there, say): steps of growing length down the slope, each with its slope, until the
+ * slope changes sign -- a minimum or a corner between the last two points, found by slope_root_on (or
+ * Brent's minimiser where the cost stops being smooth). Returns 0 (the caller brackets on its own)
+ * where a step does not descend or leaves the smooth, in-limit cost. */
+SRS_NOINLINE static int slope_walk(srs_search *S, int b, pik_real x, pik_real fx, pik_real f1, pik_real f2,
+                                   unsigned charged)
+{
+    const pik_real dir = f1 < 0 ? 1 : -1;
+    pik_real step = PIK_R(0.02);
+    srs_kinks K;
+    int it, smooth, done;
+    K.bit = -1;
+    for (it = 0; it < 8; ++it) {
+        pik_real xn = x + dir * step, n1, n2, fn = visit_newton(S, b, xn, &n1, &n2, &smooth, &K);
+        if (!smooth || !(fn < PIK_HUGE)) {
+            return 0;
+        }
+        if ((n1 < 0) != (f1 < 0)) {
+            pik_real lo = dir > 0 ? x : xn, hi = dir > 0 ? xn : x;
+            done = dir > 0 ? slope_root_on(S, b, x, xn, x, f1, f2, charged, K.charged)
+                           : slope_root_on(S, b, xn, x, xn, n1, n2, K.charged, charged);
+            if (!done) {
+                const pik_real xb = fn < fx ? xn : x;
+                brent_on(S, b, lo, hi, xb, fn < fx ? fn : fx, xb, PIK_HUGE, xb, PIK_HUGE, 40, SRS_SEARCH_TOL);
+            }
+            return 1;
+        }
+        if (!(fn < fx)) {
+            return 0;
+        }
+        x = xn;
+        fx = fn;
+        f1 = n1;
+        f2 = n2;
+        charged = K.charged;
+        step *= 2;
+    }
+    return 0;
+}
+
 /* Local search of branch b from psi0: Newton's method; where it does not converge and the search is
- * thorough, bracket the minimum by walking downhill with growing steps, then refine_on in the bracket
+ * thorough, slope_walk, or else bracket the minimum by walking downhill with growing steps, then
+ * refine_on in the bracket
  * (a search that is not thorough only seeds the incumbent of the branch and bound: its Newton's
  * method gives up where it cannot beat the incumbent). */
 SRS_NOINLINE static void local_search(srs_search *S, int b, pik_real psi0, int thorough)
 {
     pik_real a, x, c, fa, fx, fc, f1, f2, step = PIK_R(0.02);
     pik_real beat = !thorough && S->best->found ? S->best->cost : PIK_HUGE;
+    srs_kinks K0;
     int it, smooth;
-    fx = visit_newton(S, b, psi0, &f1, &f2, &smooth, 0);
+    K0.bit = -1;
+    fx = visit_newton(S, b, psi0, &f1, &f2, &smooth, &K0);
     if ((smooth && newton_on(S, b, psi0 - PIK_PI, psi0 + PIK_PI, psi0, fx, f1, f2, 0, 0, SRS_NEWTON_DONE, beat) == 1) ||
         !thorough) {
+        return;
+    }
+    if (smooth && fx < PIK_HUGE && f1 != 0 && slope_walk(S, b, psi0, fx, f1, f2, K0.charged)) {
         return;
     }
     /* q_current on (or a hair past) a limit puts its own arm angle just outside the branch's limits,
@@ -1628,7 +1675,7 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
          * branch and bound: the other near branches' searches only seed its incumbent. q_current's
          * branch first (k = -1): its minimum is the likely incumbent, which the others must beat */
         b = k < 0 ? b_c : k;
-        if ((near_mask & (1 << b)) && (k < 0 || b != b_c)) {
+        if ((near_mask & (1 << b)) && (k < 0 || b != b_c) && !(best->found && lb[b] >= best->cost - SRS_COST_TOL)) {
             local_search(S, b, psi_c, near_mask == (1 << b_c) || k < 0);
         }
     }
