@@ -1675,7 +1675,8 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
          * branch and bound: the other near branches' searches only seed its incumbent. q_current's
          * branch first (k = -1): its minimum is the likely incumbent, which the others must beat */
         b = k < 0 ? b_c : k;
-        if ((near_mask & (1 << b)) && (k < 0 || b != b_c) && !(best->found && lb[b] >= best->cost - SRS_COST_TOL)) {
+        if ((near_mask & (1 << b)) && (k < 0 || b != b_c) && !(best->found && lb[b] >= best->cost - SRS_COST_TOL) &&
+            !(k >= 0 && best->found && best->cost <= SRS_WINDOW_COST)) {
             local_search(S, b, psi_c, near_mask == (1 << b_c) || k < 0);
         }
     }
