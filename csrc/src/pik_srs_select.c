@@ -845,9 +845,11 @@ static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi, int know
 
 /* Where Newton's method fails at x (cost fx, slope f1 != 0, second derivative f2, bands `charged`; the
  * cost concave there, say): steps of growing length down the slope, each with its slope, until the
- * slope changes sign -- a minimum or a corner between the last two points, found by slope_root_on (or
- * Brent's minimiser where the cost stops being smooth). Returns 0 (the caller brackets on its own)
- * where a step does not descend or leaves the smooth, in-limit cost. */
+ * slope changes sign -- a minimum between the last two points, found by slope_root_on (or Brent's
+ * minimiser where the cost stops being smooth). Returns 0 (the caller brackets on its own) where a
+ * step does not descend or leaves the smooth, in-limit cost. Only without the kernel's bands: their
+ * corner at q_current's own arm angle (an exact hold sits on it) is found by refine_on's bracket, not
+ * by a slope root from 0.02 rad away, whose Newton steps stop short of a corner. */
 SRS_NOINLINE static int slope_walk(srs_search *S, int b, pik_real x, pik_real fx, pik_real f1, pik_real f2,
                                    unsigned charged)
 {
@@ -901,7 +903,8 @@ SRS_NOINLINE static void local_search(srs_search *S, int b, pik_real psi0, int t
         !thorough) {
         return;
     }
-    if (smooth && fx < PIK_HUGE && f1 != 0 && slope_walk(S, b, psi0, fx, f1, f2, K0.charged)) {
+    if (smooth && fx < PIK_HUGE && f1 != 0 && !(S->sc.o->limit_penalty > 0) && !(S->sc.o->singularity_penalty > 0) &&
+        slope_walk(S, b, psi0, fx, f1, f2, K0.charged)) {
         return;
     }
     /* q_current on (or a hair past) a limit puts its own arm angle just outside the branch's limits,
