@@ -1466,13 +1466,8 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
      * limit is one */
     for (i = 0; i + 1 < nb && win != 0; ++i) {
         pik_real sm, cm, rate[6];
-        int searched = !(br[i + 1] - br[i] < SRS_INTERVAL_MIN || in_exclusion(L, PIK_R(0.5) * (br[i] + br[i + 1])));
-        if (searched) {
-            pik_sincos_r(PIK_R(0.5) * (br[i] + br[i + 1]), &sm, &cm);
-            for (k = 0; k < 6; ++k) {
-                rate[k] = lin_eval(joint_rate(L, k), sm, cm);
-            }
-        }
+        int searched = !(br[i + 1] - br[i] < SRS_INTERVAL_MIN || in_exclusion(L, PIK_R(0.5) * (br[i] + br[i + 1]))),
+            have_rate = 0; /* the joints' rates, computed for the first piece of the cell searched */
         /* the window meets [-pi, pi] in up to two pieces (it may wrap): its copies shifted by -2pi, 0, 2pi */
         for (piece = -1; piece <= 1 && win != 0; ++piece) {
             pik_real a0 = br[i], a1 = br[i + 1];
@@ -1499,6 +1494,13 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
             last_b = a1;
             if (!searched || a1 == a0) {
                 continue;
+            }
+            if (!have_rate) {
+                pik_sincos_r(PIK_R(0.5) * (br[i] + br[i + 1]), &sm, &cm);
+                for (k = 0; k < 6; ++k) {
+                    rate[k] = lin_eval(joint_rate(L, k), sm, cm);
+                }
+                have_rate = 1;
             }
             for (k = 0; k < 4; ++k) {
                 int b = SRS_BRANCH(g, k), kept;
