@@ -1312,14 +1312,6 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
                 sweep += dir * PIK_TWO_PI;
             }
         }
-        /* feasibility: no limit is crossed inside the cell, so the arc's middle decides */
-        mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
-        qm = srs_q_of_theta(m, jj, mid_t);
-        if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
-              pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
-              pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
-            return 0;
-        }
         if (S->sc.q_current) {
             pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
             lb += w * d * d;
@@ -1329,6 +1321,15 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
         } else {
             pik_real ub = arc_margin_ub(m, jj, ta[jj], sweep);
             margin_ub = ub < margin_ub ? ub : margin_ub;
+        }
+        /* feasibility: no limit is crossed inside the cell, so the arc's middle decides (after the
+         * bound: a pruned cell needs no test) */
+        mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
+        qm = srs_q_of_theta(m, jj, mid_t);
+        if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
+              pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
+              pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
+            return 0;
         }
     }
     if (!S->sc.q_current) {
