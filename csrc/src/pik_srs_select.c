@@ -854,8 +854,11 @@ SRS_NOINLINE static int slope_walk(srs_search *S, int b, pik_real x, pik_real fx
                                    unsigned charged)
 {
     const pik_real dir = f1 < 0 ? 1 : -1;
-    pik_real step = PIK_R(0.02);
+    /* the first step: where the cost (a sum of squares) would reach 0 were it a parabola with its
+     * minimum 0 (2 fx / |f1|: q_current next to a solution), within 1e-3 .. 0.02 rad */
+    pik_real step = 2 * fx / pik_fabs(f1);
     srs_kinks K;
+    step = step < PIK_R(1e-3) ? PIK_R(1e-3) : (step < PIK_R(0.02) ? step : PIK_R(0.02));
     int it, smooth, done;
     K.bit = -1;
     for (it = 0; it < 8; ++it) {
@@ -864,9 +867,13 @@ SRS_NOINLINE static int slope_walk(srs_search *S, int b, pik_real x, pik_real fx
             return 0;
         }
         if ((n1 < 0) != (f1 < 0)) {
-            pik_real lo = dir > 0 ? x : xn, hi = dir > 0 ? xn : x;
-            done = dir > 0 ? slope_root_on(S, b, x, xn, x, f1, f2, charged, K.charged)
-                           : slope_root_on(S, b, xn, x, xn, n1, n2, K.charged, charged);
+            /* slope_root_on from the last point where its Newton step stays inside the two, else
+             * from the one before */
+            pik_real lo = dir > 0 ? x : xn, hi = dir > 0 ? xn : x, t = xn - n1 / n2;
+            const int from_n = n2 > 0 && t > lo && t < hi;
+            const pik_real xs = from_n ? xn : x, s1 = from_n ? n1 : f1, s2 = from_n ? n2 : f2;
+            done = dir > 0 ? slope_root_on(S, b, x, xn, xs, s1, s2, charged, K.charged)
+                           : slope_root_on(S, b, xn, x, xs, s1, s2, K.charged, charged);
             if (!done) {
                 const pik_real xb = fn < fx ? xn : x;
                 brent_on(S, b, lo, hi, xb, fn < fx ? fn : fx, xb, PIK_HUGE, xb, PIK_HUGE, 40, SRS_SEARCH_TOL);
