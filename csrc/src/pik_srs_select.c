@@ -803,8 +803,8 @@ static void refine_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x
     srs_slope_pt pair[2];
     int newton;
     fx = visit_newton(S, b, x, &f1, &f2, &smooth, &Kx);
-    if (known && smooth && fx < PIK_HUGE && (known < 0 ? f1 >= 0 : f1 <= 0)) {
-        return;
+    if (known && smooth && fx < PIK_HUGE && fx >= S->best->cost && (known < 0 ? f1 >= 0 : f1 <= 0)) {
+        return; /* (a point below the best descending toward it must meet another minimum first) */
     }
     newton = smooth ? newton_on(S, b, lo, hi, x, fx, f1, f2, Kx.charged, pair, SRS_NEWTON_DONE, PIK_HUGE) : 0;
     if (newton == 1) {
@@ -1266,12 +1266,17 @@ SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real 
 #define SRS_CELL_SPLIT_GAP PIK_TOL(1e-6, 1e-4)
 
 /* Where the best is a minimum of branch b that a search converged to (mark_known: a stationary point
- * or a band's corner, not a limit edge): its arm angle in [-pi, pi]; else PIK_HUGE. */
+ * or a band's corner, not a limit edge) and costs at most SRS_WINDOW_COST: its arm angle in [-pi, pi];
+ * else PIK_HUGE. Only that close to q_current is the cost next to it simple enough for the searches
+ * beside it (minimise_beside, refine_on's `known`) to stand for a search through it: farther away a
+ * cell may hold several minima (seen: q_current 1.4 rad away, three in one cell). */
 static pik_real newton_known(const srs_search *S, int b)
 {
     const srs_best *B = S->best;
-    return B->found && B->branch == b && (S->newton_branch & 7) == b && B->psi == S->newton_psi ? pik_wrap_pi(B->psi)
-                                                                                                  : PIK_HUGE;
+    return B->found && B->branch == b && (S->newton_branch & 7) == b && B->psi == S->newton_psi &&
+                   B->cost <= SRS_WINDOW_COST
+               ? pik_wrap_pi(B->psi)
+               : PIK_HUGE;
 }
 
 /* A cell [a0, a1] of branch b that holds a minimum found already at x (newton_known): a search from
@@ -1462,7 +1467,9 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
         scan_branches(S, g);
         return;
     }
-    nb = pik_srs_arm_breaks(S->m, L, 1, 0, br, 0);
+    /* with a window, only its breakpoints: every piece of a cell in it then lies in one cell of the
+     * whole set (its joints monotone), whose exclusion and rates its own middle tells */
+    nb = win == 1 ? pik_srs_arm_breaks_near(S->m, L, w_centre, w_half, br) : pik_srs_arm_breaks(S->m, L, 1, 0, br, 0);
     for (j = 0; j < L->n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
         if (win == 2 || ang_dist(L->sing_psi[j], w_centre) <= w_half) {
@@ -1474,6 +1481,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
      * limit is one */
     for (i = 0; i + 1 < nb && win != 0; ++i) {
         pik_real sm, cm, rate[6];
+        const int near = win == 1; /* br holds the window's breakpoints only */
         int searched = !(br[i + 1] - br[i] < SRS_INTERVAL_MIN || in_exclusion(L, PIK_R(0.5) * (br[i] + br[i + 1]))),
             have_rate = 0; /* the joints' rates, computed for the first piece of the cell searched */
         /* the window meets [-pi, pi] in up to two pieces (it may wrap): its copies shifted by -2pi, 0, 2pi */
@@ -1500,11 +1508,18 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
                 visit(S, g, a1, -1, rep_b, 0);
             }
             last_b = a1;
+            if (near) {
+                /* the piece's own cell: a whole one (both ends breakpoints) or part of one that reaches
+                 * out of the window */
+                searched = !((a0 == br[i] && a1 == br[i + 1] && a1 - a0 < SRS_INTERVAL_MIN) ||
+                             in_exclusion(L, PIK_R(0.5) * (a0 + a1)));
+                have_rate = 0;
+            }
             if (!searched || a1 == a0) {
                 continue;
             }
             if (!have_rate) {
-                pik_sincos_r(PIK_R(0.5) * (br[i] + br[i + 1]), &sm, &cm);
+                pik_sincos_r(near ? PIK_R(0.5) * (a0 + a1) : PIK_R(0.5) * (br[i] + br[i + 1]), &sm, &cm);
                 for (k = 0; k < 6; ++k) {
                     rate[k] = lin_eval(joint_rate(L, k), sm, cm);
                 }
