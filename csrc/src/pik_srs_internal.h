@@ -217,6 +217,9 @@ void pik_srs_arm_lin(const srs_pose *P, int g, srs_lin_arm *L);
  * joints' turning points); tag (may be NULL) says whose each is. Returns their count. */
 int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, const srs_limit_arcs *A,
                        pik_real *br, unsigned char *tag);
+/* pik_srs_arm_breaks with the turning points, only those within half of centre (and -pi, pi): a
+ * search confined to that window of arm angles. */
+int pik_srs_arm_breaks_near(const pik_srs_model *m, const srs_lin_arm *L, pik_real centre, pik_real half, pik_real *br);
 /* Each joint's limits as an arc of its angle t. */
 void pik_srs_limit_arcs(const pik_srs_model *m, srs_limit_arcs *A);
 /* Iterates arm g's cells between breakpoints with the mask of sign combinations inside the limits. */

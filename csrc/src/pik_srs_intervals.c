@@ -154,8 +154,10 @@ void pik_srs_arm_lin(const srs_pose *P, int g, srs_lin_arm *L)
  * crossing, SRS_TAG_OTHER for the rest. A (may be NULL) supplies the limits' (sin, cos) where
  * `stationary` is 0 (the limits unwidened), instead of 12 sincos per arm. */
 #define SRS_TAG_OTHER 6
-int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, const srs_limit_arcs *A,
-                       pik_real *br, unsigned char *tag)
+/* With half >= 0, only the values within half of centre (the arm angle window of a search) are kept,
+ * and -pi, pi. */
+static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, const srs_limit_arcs *A,
+                      pik_real *br, unsigned char *tag, pik_real centre, pik_real half)
 {
     int nb = 0, k, e, j;
     br[nb++] = -PIK_PI;
@@ -201,6 +203,9 @@ int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int station
                                   L->n[k].c * cl - L->d[k].c * sl, r);
             }
             for (j = 0; j < nr; ++j) {
+                if (half >= 0 && !(pik_fabs(pik_wrap_pi(r[j] - centre)) <= half)) {
+                    continue;
+                }
                 if (tag) {
                     tag[nb] = (unsigned char)k;
                 }
@@ -212,6 +217,9 @@ int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int station
             pik_real r[2];
             int nr = sincos_roots(rate.a, rate.b, rate.c, r);
             for (j = 0; j < nr; ++j) {
+                if (half >= 0 && !(pik_fabs(pik_wrap_pi(r[j] - centre)) <= half)) {
+                    continue;
+                }
                 if (tag) {
                     tag[nb] = SRS_TAG_OTHER;
                 }
@@ -220,15 +228,30 @@ int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int station
         }
     }
     for (j = 0; j < L->n_sing; ++j) {
-        if (tag) {
-            tag[nb] = SRS_TAG_OTHER;
-            tag[nb + 1] = SRS_TAG_OTHER;
+        for (e = -1; e <= 1; e += 2) {
+            pik_real r = pik_wrap_pi(L->sing_psi[j] + (pik_real)e * PIK_PSI_SINGULAR_EXCLUSION_RAD);
+            if (half >= 0 && !(pik_fabs(pik_wrap_pi(r - centre)) <= half)) {
+                continue;
+            }
+            if (tag) {
+                tag[nb] = SRS_TAG_OTHER;
+            }
+            br[nb++] = r;
         }
-        br[nb++] = pik_wrap_pi(L->sing_psi[j] - PIK_PSI_SINGULAR_EXCLUSION_RAD);
-        br[nb++] = pik_wrap_pi(L->sing_psi[j] + PIK_PSI_SINGULAR_EXCLUSION_RAD);
     }
     pik_srs_sort_reals(br, tag, nb);
     return nb;
+}
+
+int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, const srs_limit_arcs *A,
+                       pik_real *br, unsigned char *tag)
+{
+    return arm_breaks(m, L, stationary, A, br, tag, 0, -1);
+}
+
+int pik_srs_arm_breaks_near(const pik_srs_model *m, const srs_lin_arm *L, pik_real centre, pik_real half, pik_real *br)
+{
+    return arm_breaks(m, L, 1, 0, br, 0, centre, half);
 }
 
 

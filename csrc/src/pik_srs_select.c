@@ -33,7 +33,8 @@ static pik_real cos_diff(pik_real t, pik_real s_c, pik_real c_c)
 /* arm_thetas from arm g's linear form L (arm_lin): each (sin, cos) pair is two entries of R03(psi) or
  * R47(psi), a sin psi + b cos psi + c, so one evaluation costs 16 products instead of building the
  * two rotations. t4 is the arm's constant elbow angle. Returns 0 (th untouched) near a shoulder or
- * wrist singularity, where the caller falls back to arm_thetas. */
+ * wrist singularity, where the caller falls back to arm_thetas. sin26 (may be NULL) receives
+ * |sin t2| and |sin t6| from the form either way. */
 static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_real sp, pik_real cp, pik_real th[7],
                       pik_real *singularity, pik_real *sin26)
 {
@@ -45,6 +46,10 @@ static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_re
     /* |sin t2| = |(R03[1][1], R03[0][1])| and |sin t6| likewise, as in arm_sincos */
     n2 = pik_sqrt(s[0] * s[0] + c[0] * c[0]);
     n6 = pik_sqrt(s[3] * s[3] + c[3] * c[3]);
+    if (sin26) {
+        sin26[0] = n2;
+        sin26[1] = n6;
+    }
     if (!(n2 >= SRS_LIN_SING_MIN && n6 >= SRS_LIN_SING_MIN)) {
         return 0;
     }
@@ -73,10 +78,6 @@ static int lin_thetas(const srs_lin_arm *L, pik_real t4, pik_real s4_abs, pik_re
     th[5] = t[4];
     th[6] = t[5];
     *singularity = srs_singularity(n2, s4_abs, n6);
-    if (sin26) {
-        sin26[0] = n2;
-        sin26[1] = n6;
-    }
     return 1;
 }
 
@@ -120,8 +121,8 @@ typedef struct srs_search {
                                   * the searches take the arms one after the other */
     int mapped;                  /* the minimisers' variable u is a polar angle: psi = centre + scale tan u */
     pik_real map_centre, map_scale;
-    int newton_branch;           /* the branch and psi of Newton's last converged minimum (-1: none) */
-    pik_real newton_psi;
+    int newton_branch;           /* the branch (+ 8 for a slope root) and psi of the last minimum a search */
+    pik_real newton_psi;         /* converged to that was the best then (-1: none): mark_known */
     int window;                  /* 1: psi_window applies (q_current, w1, w2, w3 > 0) */
     int have_r03_c;
     pik_real r03_c[9];           /* q_current's R03 (canonical frame), once have_r03_c */
@@ -416,8 +417,17 @@ typedef struct srs_kinks {
 } srs_kinks;
 #define SRS_KINK_SING 7
 
+/* Where the joints' rates come from the linear form although its joints do not (lin_thetas declines):
+ * |sin t2| and |sin t6| at least this, far above the seed's split (SRS_SING_ABS) and the form's
+ * rounding, so the rates are accurate to a small fraction while arm_thetas gives the joints. There
+ * the cost's third derivative grows like 1 / |sin t6|^2 (t5 and t7 turn at 1 / |sin t6|), so Newton's
+ * steps end at SRS_NEWTON_DONE_NEAR rather than SRS_NEWTON_DONE (visit_newton's *smooth = 2). */
+#define SRS_RATE_SING_MIN PIK_TOL(1e-6, 1e-3)
+#define SRS_NEWTON_DONE_NEAR PIK_TOL(1e-10, 1e-6)
+
 /* Branch b's cost at psi, as visit_branch, and where the kernel's cost (pik_select_internal.h, rule 3)
- * is smooth there -- the linear form accurate (away from shoulder and wrist singularities) and the
+ * is smooth there -- the linear form accurate (away from shoulder and wrist singularities; nearer them
+ * down to SRS_RATE_SING_MIN, the joints from arm_thetas and only the rates from the form) and the
  * cost the weighted distance plus the soft-limit and singularity bands it charges -- its first and
  * second derivatives in psi, with *smooth = 1; else *smooth = 0. The terms are rebuilt here from the
  * kernel's rules and must add up to the kernel's cost, so a rule the rebuild does not know turns
@@ -431,11 +441,18 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
     pik_real *dq = rep, *d2q = th; /* rep and th are dead once scored: their space holds the rates */
     pik_score_out r;
     unsigned charged = 0;
-    int j;
+    int j, approx = 0;
     *smooth = 0;
     pik_sincos_r(psi, &sp, &cp);
-    if (S->mapped || !S->sc.q_current || !lin_thetas(L, S->t4, S->P->s4, sp, cp, rep, &sing, sin26)) {
+    if (S->mapped || !S->sc.q_current) {
         return visit_branch(S, b, psi);
+    }
+    if (!lin_thetas(L, S->t4, S->P->s4, sp, cp, rep, &sing, sin26)) {
+        if (!(sin26[0] >= SRS_RATE_SING_MIN && sin26[1] >= SRS_RATE_SING_MIN)) {
+            return visit_branch(S, b, psi);
+        }
+        pik_srs_arm_thetas(S->P, (b >> 1) & 1, psi, S->seed_theta, rep, &sing);
+        approx = 1;
     }
     branch_thetas(b, rep, th);
     if (score_thetas(S, b, psi, th, sing, q, &r) != PIK_SCORE_OK) {
@@ -468,10 +485,10 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
             add_band_rates(o->limit_penalty, o->soft_limit_margin_rad - mj, dir * dq[j], dir * d2q[j], f1, f2);
         }
     }
-    if (sing != S->P->s4) {
+    if (srs_singularity(sin26[0], S->P->s4, sin26[1]) != S->P->s4) {
         /* sing = min(|sin t2|, |sin t4|, |sin t6|) (lin_thetas): t4 is constant; |sin t2| (|sin t6|) is the
          * length v of t1's (t5's) pair (n, d): v' = (n n' + d d') / v, v'' = (n'^2 + n n'' + d'^2 + d d'') / v - v'^2 / v */
-        const int k = sing == sin26[0] ? 0 : 3;
+        const int k = sin26[0] <= sin26[1] ? 0 : 3;
         const lin3 n = L->n[k], d = L->d[k];
         pik_real nv = lin_eval(n, sp, cp), dv = lin_eval(d, sp, cp);
         pik_real n1 = n.a * cp - n.b * sp, d1 = d.a * cp - d.b * sp;
@@ -490,7 +507,7 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
             K->rate = v1;
         }
     }
-    *smooth = pik_fabs(cost - r.cost) <= PIK_TOL(1e-12, 1e-5) * (1 + r.cost);
+    *smooth = pik_fabs(cost - r.cost) <= PIK_TOL(1e-12, 1e-5) * (1 + r.cost) ? 1 + approx : 0;
     return r.cost;
 }
 
@@ -500,6 +517,18 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
 #define SRS_NEWTON_ITERATIONS 8
 #define SRS_NEWTON_STEP_MAX PIK_R(0.25)
 #define SRS_NEWTON_DONE PIK_TOL(1e-7, 1e-4)
+
+/* Records the best as a minimum found (newton_known) where it is branch b's x or x_prev: the last two
+ * points of a search that converged there (the last step may not lower the cost); `how` 0 for
+ * Newton's method on the cost (a stationary point), 8 for a slope root (nearest_fast tells them apart). */
+static void mark_known(srs_search *S, int b, int how, pik_real x, pik_real x_prev)
+{
+    const srs_best *B = S->best;
+    if (B->found && B->branch == b && (B->psi == x || B->psi == x_prev)) {
+        S->newton_branch = b + how;
+        S->newton_psi = B->psi;
+    }
+}
 
 /* A point of a slope search: psi, the cost's first and second derivatives, the bands charged. */
 typedef struct srs_slope_pt {
@@ -515,9 +544,11 @@ typedef struct srs_slope_pt {
  * SRS_NEWTON_STEP_MAX, a step that does not descend, or no convergence in SRS_NEWTON_ITERATIONS (a
  * step of at most `done` is the last: SRS_NEWTON_DONE, or the polish's finer tolerance); 2
  * for such a failure where the last step crossed the slope's sign change (a corner of a band, say):
- * pair (may be NULL) then holds the two points on either side. */
+ * pair (may be NULL) then holds the two points on either side. A search that only seeds the
+ * incumbent passes its cost as `beat` (else PIK_HUGE): it gives up (0) where the quadratic model's
+ * minimum, fx - f1^2 / (2 f2), is above it (that basin is left to the branch and bound's cells). */
 static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x, pik_real fx, pik_real f1,
-                     pik_real f2, unsigned charged, srs_slope_pt pair[2], pik_real done)
+                     pik_real f2, unsigned charged, srs_slope_pt pair[2], pik_real done, pik_real beat)
 {
     srs_kinks K;
     int it, smooth = 1;
@@ -528,13 +559,19 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
             return 0;
         }
         step = -f1 / f2;
-        if (!(pik_fabs(step) <= SRS_NEWTON_STEP_MAX) || !(x + step > lo && x + step < hi)) {
+        if (!(pik_fabs(step) <= SRS_NEWTON_STEP_MAX) || !(x + step > lo && x + step < hi) ||
+            fx + PIK_R(0.5) * f1 * step > beat) {
             return 0;
+        }
+        if (smooth == 2 && done > SRS_NEWTON_DONE_NEAR) {
+            done = SRS_NEWTON_DONE_NEAR; /* next to a singularity (visit_newton) */
         }
         /* the last step's point needs no derivatives */
         fn = pik_fabs(step) <= done ? visit_branch(S, b, x + step)
                                     : visit_newton(S, b, x + step, &f1, &f2, &smooth, &K);
-        if (!(fn <= fx + SRS_COST_TOL + PIK_TOL(1e-12, 1e-5) * fx)) {
+        /* the last step may not descend by the float build's rounding of the cost (a few 1e-9 at
+         * costs of 1e-3): the wider slack there */
+        if (!(fn <= fx + SRS_COST_TOL + (pik_fabs(step) <= done ? PIK_TOL(1e-12, 1e-4) : PIK_TOL(1e-12, 1e-5)) * fx)) {
             if (pair && pik_fabs(step) > done && smooth && fn < PIK_HUGE && (f1 < 0) != (g1 < 0)) {
                 pair[0].psi = x;
                 pair[0].f1 = g1;
@@ -548,13 +585,12 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
             }
             return 0;
         }
-        x += step;
-        charged = K.charged;
         if (pik_fabs(step) <= done) {
-            S->newton_branch = b;
-            S->newton_psi = x;
+            mark_known(S, b, 0, x + step, x);
             return 1;
         }
+        x += step;
+        charged = K.charged;
         fx = fn;
     }
     return 0;
@@ -603,7 +639,7 @@ static void polish_best(srs_search *S)
         pik_real f1, f2;
         int smooth;
         visit_newton(S, b, x, &f1, &f2, &smooth, 0);
-        if (smooth && newton_on(S, b, x - h, x + h, x, fx, f1, f2, 0, 0, tol) == 1) {
+        if (smooth && newton_on(S, b, x - h, x + h, x, fx, f1, f2, 0, 0, tol, PIK_HUGE) == 1) {
             return;
         }
     }
@@ -728,8 +764,10 @@ static int slope_root_on(srs_search *S, int b, pik_real a, pik_real c, pik_real 
             step = xn - x;
         }
         /* a Newton step this small leaves ~K step^2 (newton_on); bisection ends at the resolution */
-        if ((newton_step && pik_fabs(step) <= SRS_NEWTON_DONE) || c - a <= 2 * SRS_SEARCH_TOL) {
+        if ((newton_step && pik_fabs(step) <= (smooth == 2 ? SRS_NEWTON_DONE_NEAR : SRS_NEWTON_DONE)) ||
+            c - a <= 2 * SRS_SEARCH_TOL) {
             visit_branch(S, b, xn);
+            mark_known(S, b, 8, xn, x); /* the slope changes sign within the bracket: a minimum */
             return 1;
         }
         x = xn;
@@ -752,8 +790,10 @@ static int slope_root_on(srs_search *S, int b, pik_real a, pik_real c, pik_real 
  * where the cost is smooth, the slopes at x and just inside the end it descends to: rising again
  * before that end brackets a minimum or a corner (slope_root_on), still falling there leaves the end
  * (scored by the caller) as the minimum on that side. Brent's minimiser (at most 41 evaluations)
- * where the cost is not smooth. */
-static void refine_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x)
+ * where the cost is not smooth. known = -1 (+1): lo (hi) is a minimum found already (the best, see
+ * newton_known); where the cost at x descends toward it, the search would only find it again and
+ * ends there, as at an end it descends to monotonically. */
+static void refine_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x, int known)
 {
     pik_real fx, f1, f2, e1, e2;
     srs_kinks Kx, Ke;
@@ -763,7 +803,10 @@ static void refine_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x
     srs_slope_pt pair[2];
     int newton;
     fx = visit_newton(S, b, x, &f1, &f2, &smooth, &Kx);
-    newton = smooth ? newton_on(S, b, lo, hi, x, fx, f1, f2, Kx.charged, pair, SRS_NEWTON_DONE) : 0;
+    if (known && smooth && fx < PIK_HUGE && fx >= S->best->cost && (known < 0 ? f1 >= 0 : f1 <= 0)) {
+        return; /* (a point below the best descending toward it must meet another minimum first) */
+    }
+    newton = smooth ? newton_on(S, b, lo, hi, x, fx, f1, f2, Kx.charged, pair, SRS_NEWTON_DONE, PIK_HUGE) : 0;
     if (newton == 1) {
         return;
     }
@@ -792,23 +835,83 @@ static void refine_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x
 }
 
 /* Minimises branch b's cost on the cell [lo, hi] (smooth in psi between breakpoints but for the bands'
- * corners; its ends are scored already) from its middle. */
-static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi)
+ * corners; its ends are scored already) from its middle (known: refine_on's). */
+static void minimise_on(srs_search *S, int b, pik_real lo, pik_real hi, int known)
 {
     if (hi - lo > SRS_PSI_EPS) {
-        refine_on(S, b, lo, hi, PIK_R(0.5) * (lo + hi));
+        refine_on(S, b, lo, hi, PIK_R(0.5) * (lo + hi), known);
     }
 }
 
+/* Where Newton's method fails at x (cost fx, slope f1 != 0, second derivative f2, bands `charged`; the
+ * cost concave there, say): steps of growing length down the slope, each with its slope, until the
+ * slope changes sign -- a minimum between the last two points, found by slope_root_on (or Brent's
+ * minimiser where the cost stops being smooth). Returns 0 (the caller brackets on its own) where a
+ * step does not descend or leaves the smooth, in-limit cost. Only without the kernel's bands: their
+ * corner at q_current's own arm angle (an exact hold sits on it) is found by refine_on's bracket, not
+ * by a slope root from 0.02 rad away, whose Newton steps stop short of a corner. */
+SRS_NOINLINE static int slope_walk(srs_search *S, int b, pik_real x, pik_real fx, pik_real f1, pik_real f2,
+                                   unsigned charged)
+{
+    const pik_real dir = f1 < 0 ? 1 : -1;
+    /* the first step: where the cost (a sum of squares) would reach 0 were it a parabola with its
+     * minimum 0 (2 fx / |f1|: q_current next to a solution), within 1e-3 .. 0.02 rad */
+    pik_real step = 2 * fx / pik_fabs(f1);
+    srs_kinks K;
+    step = step < PIK_R(1e-3) ? PIK_R(1e-3) : (step < PIK_R(0.02) ? step : PIK_R(0.02));
+    int it, smooth, done;
+    K.bit = -1;
+    for (it = 0; it < 8; ++it) {
+        pik_real xn = x + dir * step, n1, n2, fn = visit_newton(S, b, xn, &n1, &n2, &smooth, &K);
+        if (!smooth || !(fn < PIK_HUGE)) {
+            return 0;
+        }
+        if ((n1 < 0) != (f1 < 0)) {
+            /* slope_root_on from the last point where its Newton step stays inside the two, else
+             * from the one before */
+            pik_real lo = dir > 0 ? x : xn, hi = dir > 0 ? xn : x, t = xn - n1 / n2;
+            const int from_n = n2 > 0 && t > lo && t < hi;
+            const pik_real xs = from_n ? xn : x, s1 = from_n ? n1 : f1, s2 = from_n ? n2 : f2;
+            done = dir > 0 ? slope_root_on(S, b, x, xn, xs, s1, s2, charged, K.charged)
+                           : slope_root_on(S, b, xn, x, xs, s1, s2, K.charged, charged);
+            if (!done) {
+                const pik_real xb = fn < fx ? xn : x;
+                brent_on(S, b, lo, hi, xb, fn < fx ? fn : fx, xb, PIK_HUGE, xb, PIK_HUGE, 40, SRS_SEARCH_TOL);
+            }
+            return 1;
+        }
+        if (!(fn < fx)) {
+            return 0;
+        }
+        x = xn;
+        fx = fn;
+        f1 = n1;
+        f2 = n2;
+        charged = K.charged;
+        step *= 2;
+    }
+    return 0;
+}
+
 /* Local search of branch b from psi0: Newton's method; where it does not converge and the search is
- * thorough, bracket the minimum by walking downhill with growing steps, then refine_on in the bracket
- * (a search that is not thorough only seeds the incumbent of the branch and bound). */
+ * thorough, slope_walk, or else bracket the minimum by walking downhill with growing steps, then
+ * refine_on in the bracket
+ * (a search that is not thorough only seeds the incumbent of the branch and bound: its Newton's
+ * method gives up where it cannot beat the incumbent). */
 SRS_NOINLINE static void local_search(srs_search *S, int b, pik_real psi0, int thorough)
 {
     pik_real a, x, c, fa, fx, fc, f1, f2, step = PIK_R(0.02);
+    pik_real beat = !thorough && S->best->found ? S->best->cost : PIK_HUGE;
+    srs_kinks K0;
     int it, smooth;
-    fx = visit_newton(S, b, psi0, &f1, &f2, &smooth, 0);
-    if ((smooth && newton_on(S, b, psi0 - PIK_PI, psi0 + PIK_PI, psi0, fx, f1, f2, 0, 0, SRS_NEWTON_DONE) == 1) || !thorough) {
+    K0.bit = -1;
+    fx = visit_newton(S, b, psi0, &f1, &f2, &smooth, &K0);
+    if ((smooth && newton_on(S, b, psi0 - PIK_PI, psi0 + PIK_PI, psi0, fx, f1, f2, 0, 0, SRS_NEWTON_DONE, beat) == 1) ||
+        !thorough) {
+        return;
+    }
+    if (smooth && fx < PIK_HUGE && f1 != 0 && !(S->sc.o->limit_penalty > 0) && !(S->sc.o->singularity_penalty > 0) &&
+        slope_walk(S, b, psi0, fx, f1, f2, K0.charged)) {
         return;
     }
     /* q_current on (or a hair past) a limit puts its own arm angle just outside the branch's limits,
@@ -852,7 +955,7 @@ SRS_NOINLINE static void local_search(srs_search *S, int b, pik_real psi0, int t
     if (!(fx <= fa && fx <= fc)) {
         return;
     }
-    refine_on(S, b, a, c, x);
+    refine_on(S, b, a, c, x, 0);
 }
 
 /* Angular distance |wrap(a - b)|. */
@@ -1042,7 +1145,7 @@ SRS_NOINLINE static void scan_branches(srs_search *S, int g)
         visit(S, g, PIK_R(0.5) * (a0 + a1), -1, 0, costs);
         for (k = 0; k < 4; ++k) {
             if (costs[k] < PIK_HUGE) {
-                minimise_on(S, SRS_BRANCH(g, k), a0, a1);
+                minimise_on(S, SRS_BRANCH(g, k), a0, a1, 0);
             }
         }
     }
@@ -1062,7 +1165,7 @@ SRS_NOINLINE static void scan_branches(srs_search *S, int g)
             }
             if (i >= 2 && f_cur < PIK_HUGE && f_cur <= f_prev && f_cur <= f_next) {
                 pik_real x = -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)((i - 1) % NS);
-                minimise_on(S, b, x - PIK_TWO_PI / NS, x + PIK_TWO_PI / NS);
+                minimise_on(S, b, x - PIK_TWO_PI / NS, x + PIK_TWO_PI / NS, 0);
             }
             f_prev = f_cur;
             f_cur = f_next;
@@ -1162,21 +1265,45 @@ SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real 
  * SRS_SPLIT_CELLS and the depth bound the work. */
 #define SRS_CELL_SPLIT_GAP PIK_TOL(1e-6, 1e-4)
 
+/* Where the best is a minimum of branch b that a search converged to (mark_known: a stationary point
+ * or a band's corner, not a limit edge) and costs at most SRS_WINDOW_COST: its arm angle in [-pi, pi];
+ * else PIK_HUGE. Only that close to q_current is the cost next to it simple enough for the searches
+ * beside it (minimise_beside, refine_on's `known`) to stand for a search through it: farther away a
+ * cell may hold several minima (seen: q_current 1.4 rad away, three in one cell). */
+static pik_real newton_known(const srs_search *S, int b)
+{
+    const srs_best *B = S->best;
+    return B->found && B->branch == b && (S->newton_branch & 7) == b && B->psi == S->newton_psi &&
+                   B->cost <= SRS_WINDOW_COST
+               ? pik_wrap_pi(B->psi)
+               : PIK_HUGE;
+}
+
+/* A cell [a0, a1] of branch b that holds a minimum found already at x (newton_known): a search from
+ * the middle would mostly find it again, so each side of it is searched from its own middle instead,
+ * for another minimum (a search that descends toward x stops there: refine_on's `known`). */
+static void minimise_beside(srs_search *S, int b, pik_real a0, pik_real a1, pik_real x)
+{
+    minimise_on(S, b, a0, x, 1);
+    minimise_on(S, b, x, a1, -1);
+}
+
 /* One cell [a0, a1] of branch b, every joint monotone in it (rate: the representative joints' rates at
  * its middle, whose signs hold throughout), rep_a / rep_b the representative angles at its ends: the
  * lower bound of the cost in the cell -- each joint's angular distance from q_current to the arc it
  * sweeps (or, without q_current, minus the best margin the arcs allow) -- and, where it is below the
- * best so far, a search of the cell from its middle. Returns 1 when the bound still leaves a gap to
- * the best after the search: the cost is a sum of terms each unimodal in the cell but may itself have
- * two minima where q_current is far, and the search finds one (split_cells halves such cells). */
+ * best so far, a search of the cell from its middle (or minimise_beside, where it holds a minimum found
+ * already). Returns 1 when the bound still leaves a gap to the best after the search: the cost is a
+ * sum of terms each unimodal in the cell but may itself have two minima where q_current is far, and
+ * the search finds one (split_cells halves such cells); 2 for such a gap after minimise_beside. */
 static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik_real rep_a[7],
                        const pik_real rep_b[7], const pik_real rate[6], const pik_real *th_c, pik_real *lb_out)
 {
     const pik_srs_model *m = S->m;
     const pik_select_options *o = S->sc.o;
     const srs_lin_arm *L = &S->lin;
-    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE;
-    int jj;
+    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE, x_known;
+    int jj, inside;
     branch_thetas(b, rep_a, ta);
     branch_thetas(b, rep_b, tb);
     for (jj = 0; jj < 7; ++jj) {
@@ -1197,14 +1324,6 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
                 sweep += dir * PIK_TWO_PI;
             }
         }
-        /* feasibility: no limit is crossed inside the cell, so the arc's middle decides */
-        mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
-        qm = srs_q_of_theta(m, jj, mid_t);
-        if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
-              pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
-              pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
-            return 0;
-        }
         if (S->sc.q_current) {
             pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
             lb += w * d * d;
@@ -1215,6 +1334,15 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
             pik_real ub = arc_margin_ub(m, jj, ta[jj], sweep);
             margin_ub = ub < margin_ub ? ub : margin_ub;
         }
+        /* feasibility: no limit is crossed inside the cell, so the arc's middle decides (after the
+         * bound: a pruned cell needs no test) */
+        mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
+        qm = srs_q_of_theta(m, jj, mid_t);
+        if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
+              pik_within(qm + PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]) ||
+              pik_within(qm - PIK_TWO_PI, m->lower_rad[jj], m->upper_rad[jj]))) {
+            return 0;
+        }
     }
     if (!S->sc.q_current) {
         lb = -margin_ub;
@@ -1224,12 +1352,21 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
         return 0;
     }
     /* the ends are scored already (every breakpoint and split point is visited on every branch) */
-    minimise_on(S, b, a0, a1);
+    x_known = newton_known(S, b);
+    inside = x_known > a0 && x_known < a1;
+    if (inside) {
+        minimise_beside(S, b, a0, a1, x_known);
+    } else {
+        minimise_on(S, b, a0, a1, x_known == a0 ? -1 : (x_known == a1 ? 1 : 0));
+    }
     return S->sc.q_current && S->best->found && S->best->cost - lb >= SRS_CELL_SPLIT_GAP * S->best->cost &&
-           a1 - a0 >= 64 * SRS_SEARCH_TOL;
+                   a1 - a0 >= 64 * SRS_SEARCH_TOL
+               ? 1 + inside
+               : 0;
 }
 
-/* Keeps whole cell [a0, a1] of branch b (bound lb) for split_cells: the SRS_SPLIT_CELLS lowest bounds. */
+/* Keeps whole cell [a0, a1] of branch b (bound lb) for split_cells: the SRS_SPLIT_CELLS lowest bounds
+ * (b + 8: minimise_beside searched it). */
 static void keep_split(srs_search *S, int b, pik_real a0, pik_real a1, pik_real lb)
 {
     int slot = S->n_split, k;
@@ -1253,7 +1390,9 @@ static void keep_split(srs_search *S, int b, pik_real a0, pik_real a1, pik_real 
 /* After every cell is searched (the best is final and prunes most of them), the kept cells whose bound
  * still leaves the gap are halved, depth first without recursion (a stack of SRS_CELL_SPLIT_DEPTH + 1
  * pieces), each half bounded and searched again and halved again while its gap remains, down to
- * SRS_CELL_SPLIT_DEPTH levels; the cell that holds the best is halved once (its minimum is found). */
+ * SRS_CELL_SPLIT_DEPTH levels; the cell that holds the best is halved once (its minimum is found),
+ * or where the best is a minimum a search converged to (newton_known), searched on either side of it
+ * (minimise_beside) unless that is done already. */
 SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
 {
     struct {
@@ -1262,13 +1401,20 @@ SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
     } stack[SRS_CELL_SPLIT_DEPTH + 1];
     int i, k, top;
     for (i = 0; i < S->n_split; ++i) {
-        int b = S->split[i].b, g = (b >> 1) & 1, max_depth;
-        pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, sm, cm, rate[6];
+        int b = S->split[i].b & 7, g = (b >> 1) & 1, max_depth;
+        pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, sm, cm, rate[6], x_known;
         const srs_lin_arm *L;
         if (S->best->cost - S->split[i].lb < SRS_CELL_SPLIT_GAP * S->best->cost) {
             continue;
         }
         max_depth = b == S->best->branch && a0 <= S->best->psi && S->best->psi <= a1 ? 1 : SRS_CELL_SPLIT_DEPTH;
+        x_known = newton_known(S, b);
+        if (x_known > a0 && x_known < a1) {
+            if (!(S->split[i].b & 8)) {
+                minimise_beside(S, b, a0, a1, x_known);
+            }
+            continue;
+        }
         L = search_lin(S, g);
         pik_sincos_r(PIK_R(0.5) * (a0 + a1), &sm, &cm);
         for (k = 0; k < 6; ++k) {
@@ -1305,7 +1451,8 @@ SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
 /* Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
  * is monotone in a cell): search_cell for each allowed branch. With q_current, only the arm angles of
  * psi_window for `cap` (or the incumbent's cost, when lower) are searched: each cell is clipped to
- * the window (a part of a cell is a cell: its joints stay monotone), the rest is skipped. */
+ * the window (a part of a cell is a cell: its joints stay monotone), the rest is skipped; the window
+ * narrows as the incumbent improves (its centre stays). */
 static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_real cap)
 {
     const srs_lin_arm *L;
@@ -1320,7 +1467,9 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
         scan_branches(S, g);
         return;
     }
-    nb = pik_srs_arm_breaks(S->m, L, 1, 0, br, 0);
+    /* with a window, only its breakpoints: every piece of a cell in it then lies in one cell of the
+     * whole set (its joints monotone), whose exclusion and rates its own middle tells */
+    nb = win == 1 ? pik_srs_arm_breaks_near(S->m, L, w_centre, w_half, br) : pik_srs_arm_breaks(S->m, L, 1, 0, br, 0);
     for (j = 0; j < L->n_sing; ++j) {
         /* the singular arm angle itself: the seed's split of t1 + t3 (t5 + t7) may be the optimum */
         if (win == 2 || ang_dist(L->sing_psi[j], w_centre) <= w_half) {
@@ -1330,17 +1479,13 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
     /* Every breakpoint (in the window) is scored on every branch: an in-limit set may be a single arm
      * angle (several joints at a limit at once, in a cell too short to search), and an optimum on a
      * limit is one */
-    for (i = 0; i + 1 < nb; ++i) {
+    for (i = 0; i + 1 < nb && win != 0; ++i) {
         pik_real sm, cm, rate[6];
-        int searched = !(br[i + 1] - br[i] < SRS_INTERVAL_MIN || in_exclusion(L, PIK_R(0.5) * (br[i] + br[i + 1])));
-        if (searched) {
-            pik_sincos_r(PIK_R(0.5) * (br[i] + br[i + 1]), &sm, &cm);
-            for (k = 0; k < 6; ++k) {
-                rate[k] = lin_eval(joint_rate(L, k), sm, cm);
-            }
-        }
+        const int near = win == 1; /* br holds the window's breakpoints only */
+        int searched = !(br[i + 1] - br[i] < SRS_INTERVAL_MIN || in_exclusion(L, PIK_R(0.5) * (br[i] + br[i + 1]))),
+            have_rate = 0; /* the joints' rates, computed for the first piece of the cell searched */
         /* the window meets [-pi, pi] in up to two pieces (it may wrap): its copies shifted by -2pi, 0, 2pi */
-        for (piece = -1; piece <= 1; ++piece) {
+        for (piece = -1; piece <= 1 && win != 0; ++piece) {
             pik_real a0 = br[i], a1 = br[i + 1];
             if (win == 1) {
                 pik_real lo = w_centre - w_half + (pik_real)piece * PIK_TWO_PI, hi = lo + 2 * w_half;
@@ -1357,21 +1502,43 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
             } else {
                 visit(S, g, a0, -1, rep_a, 0);
             }
-            visit(S, g, a1, -1, rep_b, 0);
+            if (a1 == a0) {
+                memcpy(rep_b, rep_a, sizeof rep_b); /* a window's edge on a breakpoint: visited */
+            } else {
+                visit(S, g, a1, -1, rep_b, 0);
+            }
             last_b = a1;
+            if (near) {
+                /* the piece's own cell: a whole one (both ends breakpoints) or part of one that reaches
+                 * out of the window */
+                searched = !((a0 == br[i] && a1 == br[i + 1] && a1 - a0 < SRS_INTERVAL_MIN) ||
+                             in_exclusion(L, PIK_R(0.5) * (a0 + a1)));
+                have_rate = 0;
+            }
             if (!searched || a1 == a0) {
                 continue;
             }
-            for (k = 0; k < 4; ++k) {
-                int b = SRS_BRANCH(g, k);
-                pik_real lb;
-                if ((S->allowed & (1u << b)) && search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, &lb)) {
-                    keep_split(S, b, a0, a1, lb);
+            if (!have_rate) {
+                pik_sincos_r(near ? PIK_R(0.5) * (a0 + a1) : PIK_R(0.5) * (br[i] + br[i + 1]), &sm, &cm);
+                for (k = 0; k < 6; ++k) {
+                    rate[k] = lin_eval(joint_rate(L, k), sm, cm);
                 }
+                have_rate = 1;
+            }
+            for (k = 0; k < 4; ++k) {
+                int b = SRS_BRANCH(g, k), kept;
+                pik_real lb;
+                if ((S->allowed & (1u << b)) && (kept = search_cell(S, b, a0, a1, rep_a, rep_b, rate, th_c, &lb)) != 0) {
+                    keep_split(S, b + (kept == 2 ? 8 : 0), a0, a1, lb);
+                }
+            }
+            if (S->sc.q_current && S->best->found && S->best->cost < w_cost) {
+                w_cost = S->best->cost; /* 0: nothing of this arm can beat the incumbent now */
+                win = psi_window(S, g, w_cost, &w_centre, &w_half);
             }
         }
     }
-    if (S->sc.q_current) {
+    if (S->sc.q_current && win != 0) {
         for (j = 0; j < L->n_sing; ++j) {
             if (win == 2 || ang_dist(L->sing_psi[j], w_centre) <= w_half + PIK_PSI_SINGULAR_EXCLUSION_RAD) {
                 polar_window(S, g, j >= L->n_sing_shoulder, L->sing_psi[j]);
@@ -1531,11 +1698,14 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
             near_mask |= 1 << b;
         }
     }
-    for (b = 0; b < 8; ++b) {
+    for (k = -1; k < 8; ++k) {
         /* with more than q_current's branch near, only an exact hold ends the search before the
-         * branch and bound: the other near branches' searches only seed its incumbent */
-        if (near_mask & (1 << b)) {
-            local_search(S, b, psi_c, near_mask == (1 << b_c));
+         * branch and bound: the other near branches' searches only seed its incumbent. q_current's
+         * branch first (k = -1): its minimum is the likely incumbent, which the others must beat */
+        b = k < 0 ? b_c : k;
+        if ((near_mask & (1 << b)) && (k < 0 || b != b_c) && !(best->found && lb[b] >= best->cost - SRS_COST_TOL) &&
+            !(k >= 0 && best->found && best->cost <= SRS_WINDOW_COST)) {
+            local_search(S, b, psi_c, near_mask == (1 << b_c) || k < 0);
         }
     }
     for (b = 0; b < 8; ++b) {
@@ -1835,13 +2005,20 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
                     break;
                 }
                 for (g = 0; g < P.n_gc4; ++g) {
-                    int needed = 0;
+                    /* the branches whose simple bound may still beat the incumbent and the cap: only
+                     * they are visited and searched (allowed restored after) */
+                    unsigned live = 0;
                     for (b = 0; b < 8; ++b) {
-                        needed |= ((b >> 1) & 1) == g && (S.allowed & (1u << b)) &&
-                                  (!best.found || lb[b] < best.cost - SRS_COST_TOL) && lb[b] < cap;
+                        if (((b >> 1) & 1) == g && (S.allowed & (1u << b)) &&
+                            (!best.found || lb[b] < best.cost - SRS_COST_TOL) && lb[b] < cap) {
+                            live |= 1u << b;
+                        }
                     }
-                    if (needed) {
+                    if (live) {
+                        const unsigned allowed_all = S.allowed;
+                        S.allowed = live;
                         branch_and_bound(&S, g, th_c, cap);
+                        S.allowed = allowed_all;
                     }
                 }
             }
