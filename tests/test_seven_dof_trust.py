@@ -199,3 +199,20 @@ def test_plan_cartesian_through_branch_points_finds_the_continuous_path():
         assert np.abs(arm.fk(plan.q)[:, :3, 3] - plan.poses[:, :3, 3]).max() <= 1e-9
         assert np.allclose(arm.fk(plan.q[-1]), Ts[-1], atol=1e-9)
     assert greedy_failures >= 1, "the test no longer exercises the global fallback"
+
+
+def test_nearest_finds_the_narrow_in_limit_stretch_beside_a_nearly_singular_shoulder():
+    """NERO with q2 = 7e-10 (seed 777 of csrc/tests/test_nearest.c): within 1e-9 of psi = pi, q1 and
+    q3 turn through a full turn, and the in-limit part of that turn nearest q_current is narrower
+    than the arm-angle search's sampling there. ik returned a solution 3.625 rad away. The
+    brute-force scan finds one 2.2176 rad away."""
+    arm = piperik.Nero()
+    q_target = np.array([0.043367958004227825, 7.0462232718479918e-10, 0.83874866471901488, 0.74607616253461206,
+                         0.16422878587517312, -0.17091396738224116, 0.82004023917850366])
+    q_current = np.array([-1.6713045574951912, 0.75440506011181419, -2.4359790879256722, 1.5947186216294151,
+                          -0.0042024969858744932, -0.088514495565089057, -0.77091517105009544])
+    T = arm.fk(q_target)
+    q = arm.ik(T, q_current)
+    assert np.abs(arm.fk(q) - T).max() < 1e-12
+    assert np.all(q >= arm.lower) and np.all(q <= arm.upper)
+    assert np.linalg.norm(q - q_current) <= 2.2177, np.linalg.norm(q - q_current)

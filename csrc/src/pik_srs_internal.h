@@ -220,6 +220,9 @@ int pik_srs_arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int station
 /* pik_srs_arm_breaks with the turning points, only those within half of centre (and -pi, pi): a
  * search confined to that window of arm angles. */
 int pik_srs_arm_breaks_near(const pik_srs_model *m, const srs_lin_arm *L, pik_real centre, pik_real half, pik_real *br);
+/* The arm angles (at most 4) where the tangent-type joint of `slot` (0, 2, 3 or 5: t1, t3, t5, t7) meets
+ * either of its limits, on the representative or on the flipped sign (t + pi). */
+int pik_srs_limit_roots(const pik_srs_model *m, const srs_lin_arm *L, int slot, pik_real out[4]);
 /* Each joint's limits as an arc of its angle t. */
 void pik_srs_limit_arcs(const pik_srs_model *m, srs_limit_arcs *A);
 /* Iterates arm g's cells between breakpoints with the mask of sign combinations inside the limits. */

@@ -254,6 +254,18 @@ int pik_srs_arm_breaks_near(const pik_srs_model *m, const srs_lin_arm *L, pik_re
     return arm_breaks(m, L, 1, 0, br, 0, centre, half);
 }
 
+int pik_srs_limit_roots(const pik_srs_model *m, const srs_lin_arm *L, int slot, pik_real out[4])
+{
+    int joint = srs_joint_of(slot), e, n = 0;
+    for (e = 0; e < 2; ++e) {
+        pik_real sl, cl;
+        pik_sincos_r(srs_theta_of_q(m, joint, e ? m->upper_rad[joint] : m->lower_rad[joint]), &sl, &cl);
+        n += sincos_roots(L->n[slot].a * cl - L->d[slot].a * sl, L->n[slot].b * cl - L->d[slot].b * sl,
+                          L->n[slot].c * cl - L->d[slot].c * sl, out + n);
+    }
+    return n;
+}
+
 
 
 

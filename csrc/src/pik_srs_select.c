@@ -1185,6 +1185,48 @@ SRS_NOINLINE static void scan_branches(srs_search *S, int g)
  */
 #define SRS_POLAR_SAMPLES 24
 #define SRS_POLAR_TOL PIK_TOL(1e-12, 1e-6)
+/* The limit crossings of the fast pair (t1, t3 or t5, t7) inside the exclusion, at most 2 x 4. */
+#define SRS_POLAR_CUTS 8
+
+/*
+ * polar_window's samples are SRS_POLAR_SAMPLES / 2 per side, uniform in u; a stretch of u where a
+ * branch is inside the limits can be narrower than their step (the fast pair's in-limit overlap, with
+ * q_current beside a limit of t1 or t3), and the nearest solution may lie in it. The fast joints'
+ * limit crossings bound every such stretch: one narrower than the step between two consecutive
+ * crossings is visited at its middle, and each branch inside there is refined within it (Brent).
+ */
+SRS_NOINLINE static void polar_stretches(srs_search *S, int g, int wrist, pik_real psi_s, pik_real lo, pik_real hi)
+{
+    const srs_lin_arm *L = search_lin(S, g);
+    pik_real cut[SRS_POLAR_CUTS], r[4], f[4], du = (hi - lo) / SRS_POLAR_SAMPLES;
+    int nc = 0, pair, j, c, k;
+    for (pair = 0; pair < 2; ++pair) {
+        int nr = pik_srs_limit_roots(S->m, L, (wrist ? 3 : 0) + 2 * pair, r);
+        for (j = 0; j < nr && nc < SRS_POLAR_CUTS; ++j) {
+            if (pik_fabs(pik_wrap_pi(r[j] - psi_s)) < PIK_PSI_SINGULAR_EXCLUSION_RAD) {
+                cut[nc++] = pik_atan2_r(pik_wrap_pi(r[j] - S->map_centre), S->map_scale);
+            }
+        }
+    }
+    pik_srs_sort_reals(cut, 0, nc);
+    for (c = 0; c + 1 < nc; ++c) {
+        pik_real a = cut[c], b_u = cut[c + 1], mid = PIK_R(0.5) * (a + b_u), su, cu;
+        if (!(b_u - a < du) || !(b_u > a)) {
+            continue; /* wide enough to hold a sample, or one crossing twice */
+        }
+        pik_sincos_r(mid, &su, &cu);
+        visit(S, g, S->map_centre + S->map_scale * (su / cu), -1, 0, f);
+        S->mapped = 1;
+        for (k = 0; k < 4; ++k) {
+            int b = SRS_BRANCH(g, k);
+            if ((S->allowed & (1u << b)) && f[k] < PIK_HUGE) {
+                brent_on(S, b, a, b_u, mid, f[k], a, PIK_HUGE, b_u, PIK_HUGE, 64, SRS_POLAR_TOL);
+            }
+        }
+        S->mapped = 0;
+    }
+}
+
 SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
 {
     const srs_lin_arm *L = search_lin(S, g);
@@ -1255,6 +1297,7 @@ SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real 
         }
         S->mapped = 0;
     }
+    polar_stretches(S, g, wrist, psi_s, lo, hi);
 }
 
 /* Deepest subdivision of a cell (into 1/8) where its bound stays below the best after the search. */

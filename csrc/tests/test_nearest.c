@@ -749,6 +749,27 @@ static void test_arm(const pik_srs_model *m, int n_poses, int n_base, long *n_pr
         grid_solve(&P);
         run_problem(&P, &G);
     }
+    /* ... and the NERO with its shoulder nearly singular (q2 = 7e-10, seed 777's miss): q1 and q3
+     * turn through a full turn within 1e-9 of psi = pi, and the in-limit stretch of that turn nearest
+     * q_current was narrower than polar_window's sampling step (1.41 rad farther than the optimum,
+     * default options) */
+    if (m == pik_nero_model()) {
+        static const pik_real target[7] = {0.043367958004227825, 7.0462232718479918e-10, 0.83874866471901488,
+                                           0.74607616253461206, 0.16422878587517312, -0.17091396738224116,
+                                           0.82004023917850366};
+        static const pik_real current[7] = {-1.6713045574951912, 0.75440506011181419, -2.4359790879256722,
+                                            1.5947186216294151, -0.0042024969858744932, -0.088514495565089057,
+                                            -0.77091517105009544};
+        sprintf(P.family, "regression: shoulder nearly singular, narrow in-limit stretch");
+        P.penalised = 1;
+        memcpy(P.q_target, target, sizeof target);
+        pik_srs_fk(m, P.q_target, P.T);
+        set_weights(&P, 0);
+        memcpy(P.qc, current, sizeof current);
+        grid_solve(&P);
+        run_problem(&P, &D);
+        P.penalised = 0;
+    }
     /* the default options (the Python ik's): soft-limit and singularity bands in the cost, on a
      * quarter of the random poses and every other sample of each singular family */
     P.penalised = 1;
