@@ -19,22 +19,18 @@
 
 
 
-/* Roots in [-pi, pi] of a sin psi + b cos psi + c = 0 (at most 2). With r^2 = a^2 + b^2 and
- * h = sqrt(r^2 - c^2), the roots' (cos, sin) are (-c b +- a h, -c a -+ b h) / r^2: one unit-vector
- * atan2 each, no phase angle to subtract and wrap. */
+/* Roots in [-pi, pi] of a sin psi + b cos psi + c = 0 (at most 2). */
 static int sincos_roots(pik_real a, pik_real b, pik_real c, pik_real out[2])
 {
-    pik_real r2 = a * a + b * b, r = pik_sqrt(r2), h, inv, s[2], co[2];
+    pik_real r = pik_sqrt(a * a + b * b), gam, t, h;
     if (!(r > SRS_ROOT_NORM_MIN) || !(pik_fabs(c) <= r)) {
         return 0;
     }
+    gam = pik_atan2_r(b, a);
     h = pik_sqrt((r - c) * (r + c));
-    inv = 1 / r2;
-    co[0] = (-c * b + a * h) * inv;
-    s[0] = (-c * a - b * h) * inv;
-    co[1] = (-c * b - a * h) * inv;
-    s[1] = (-c * a + b * h) * inv;
-    pik_atan2_unit_many(s, co, out, 2);
+    t = pik_atan2_r(-c, h);
+    out[0] = pik_wrap_pi(t - gam);
+    out[1] = pik_wrap_pi(PIK_PI - t - gam);
     return 2;
 }
 
