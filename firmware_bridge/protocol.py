@@ -8,6 +8,7 @@ PROTOCOL.md's message table by tests/test_protocol_layouts.py) and packs and unp
 """
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
@@ -92,14 +93,20 @@ def _int32s(values, name: str, unit: str) -> List[int]:
     return out
 
 
+def _integer(value) -> Optional[int]:
+    """value as an int when it is one (an integral float too; not a bool or a string), else None."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    if isinstance(value, (float, np.floating)) and not (math.isfinite(value) and value == int(value)):
+        return None
+    return int(value)
+
+
 def _uint(value, bits: int, name: str, unit: str = "") -> int:
     hi = (1 << bits) - 1
-    try:
-        iv = int(value)  # inf: OverflowError, nan: ValueError
-        if isinstance(value, float) and value != iv:
-            raise ValueError
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name}: expected an integer in [0, {hi}]{unit}, got {value!r}") from None
+    iv = _integer(value)
+    if iv is None:
+        raise ValueError(f"{name}: expected an integer in [0, {hi}]{unit}, got {value!r}")
     if not 0 <= iv <= hi:
         raise ValueError(f"{name}: must be an integer in [0, {hi}]{unit}, got {iv}")
     return iv
@@ -108,15 +115,10 @@ def _uint(value, bits: int, name: str, unit: str = "") -> int:
 def _time_us(value, name: str) -> int:
     """A uint32 time stamp [us]: an integer (an integral float too), wrapped modulo 2**32 as the
     device's microsecond counter wraps."""
-    try:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise TypeError
-        iv = int(value)  # inf: OverflowError, nan: ValueError
-        if isinstance(value, (float, np.floating)) and value != iv:
-            raise ValueError
-    except (TypeError, ValueError, OverflowError):
+    iv = _integer(value)
+    if iv is None:
         raise ValueError(f"{name}: expected an integer number of microseconds (wrapped modulo 2**32), "
-                         f"got {value!r}") from None
+                         f"got {value!r}")
     return iv & 0xFFFFFFFF
 
 

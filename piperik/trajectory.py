@@ -20,12 +20,9 @@ from typing import List, Sequence
 
 import numpy as np
 
-from ._core import STATUS_CODE, NoSolutionError
+from ._core import MAX_JOINT_RAD, STATUS_CODE, NoSolutionError
 from .poses import _matrix, _rotation_angle
 from .robots import PathResult, _no_solution
-
-# The joint range every piperik entry point accepts (|q| <= 1e3 rad, as the C bindings check).
-MAX_JOINT_RAD = 1e3
 
 
 # ---------------------------------------------------------------------------------------------- poses

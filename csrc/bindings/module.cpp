@@ -1538,5 +1538,6 @@ PYBIND11_MODULE(_core, m)
 
     pikbind::bind_proto(m);
     pikbind::bind_fw_sim(m);
+    m.attr("MAX_JOINT_RAD") = kMaxJointRad;  // the bound of every joint argument (piperik.trajectory too)
     m.attr("_C_API") = py::capsule(static_cast<const void *>(&k_capi), PIK_CAPI_CAPSULE_NAME);
 }

@@ -675,10 +675,26 @@ static void report(const char *name, const char *kind, const stats *S)
 
 /* n random poses: one q_current perturbed (the sizes of RANDOM_EPS in turn), one uniform; every
  * fourth pose with random weights. */
+/* One recorded (pose, q_current) pair: the pose of q_target, unweighted, with the default options'
+ * bands when penalised. */
+static void run_pair(problem *P, stats *S, const char *family, const pik_real q_target[7], const pik_real q_current[7],
+                     int penalised)
+{
+    snprintf(P->family, sizeof P->family, "%s", family);
+    P->penalised = penalised;
+    memcpy(P->q_target, q_target, sizeof P->q_target);
+    pik_srs_fk(P->m, P->q_target, P->T);
+    set_weights(P, 0);
+    memcpy(P->qc, q_current, sizeof P->qc);
+    grid_solve(P);
+    run_problem(P, S);
+    P->penalised = 0;
+}
+
 static void run_random(problem *P, stats *S, int n, const char *family)
 {
     int i;
-    sprintf(P->family, "%s", family);
+    snprintf(P->family, sizeof P->family, "%s", family);
     for (i = 0; i < n; ++i) {
         double eps[2];
         eps[0] = RANDOM_EPS[i % NST(RANDOM_EPS)];
@@ -741,13 +757,7 @@ static void test_arm(const pik_srs_model *m, int n_poses, int n_base, long *n_pr
         static const pik_real current[7] = {2.5850904673151205, -1.2974553846408501, 1.5765527488402404,
                                             2.0696539554750162, 2.8768439465479587, -2.068582401329873,
                                             2.5470312659001721};
-        sprintf(P.family, "regression: straight up, narrow in-limit piece");
-        memcpy(P.q_target, target, sizeof target);
-        pik_srs_fk(m, P.q_target, P.T);
-        set_weights(&P, 0);
-        memcpy(P.qc, current, sizeof current);
-        grid_solve(&P);
-        run_problem(&P, &G);
+        run_pair(&P, &G, "regression: straight up, narrow in-limit piece", target, current, 0);
     }
     /* ... and the NERO with its shoulder nearly singular (q2 = 7e-10, seed 777's miss): q1 and q3
      * turn through a full turn within 1e-9 of psi = pi, and the in-limit stretch of that turn nearest
@@ -760,15 +770,7 @@ static void test_arm(const pik_srs_model *m, int n_poses, int n_base, long *n_pr
         static const pik_real current[7] = {-1.6713045574951912, 0.75440506011181419, -2.4359790879256722,
                                             1.5947186216294151, -0.0042024969858744932, -0.088514495565089057,
                                             -0.77091517105009544};
-        sprintf(P.family, "regression: shoulder nearly singular, narrow in-limit stretch");
-        P.penalised = 1;
-        memcpy(P.q_target, target, sizeof target);
-        pik_srs_fk(m, P.q_target, P.T);
-        set_weights(&P, 0);
-        memcpy(P.qc, current, sizeof current);
-        grid_solve(&P);
-        run_problem(&P, &D);
-        P.penalised = 0;
+        run_pair(&P, &D, "regression: shoulder nearly singular, narrow in-limit stretch", target, current, 1);
     }
     /* the default options (the Python ik's): soft-limit and singularity bands in the cost, on a
      * quarter of the random poses and every other sample of each singular family */
