@@ -216,3 +216,19 @@ def test_nearest_finds_the_narrow_in_limit_stretch_beside_a_nearly_singular_shou
     assert np.abs(arm.fk(q) - T).max() < 1e-12
     assert np.all(q >= arm.lower) and np.all(q <= arm.upper)
     assert np.linalg.norm(q - q_current) <= 2.2177, np.linalg.norm(q - q_current)
+
+
+def test_nearest_reaches_an_interior_minimum_beside_a_nearly_singular_shoulder():
+    """NERO with q2 = 6e-7 (seed 1 of csrc/tests/test_nearest.c), the nearest options: next to
+    psi = -pi the distance falls by 1e-5 rad over 1e-8 of psi, and the searches' bracket ended 6e-9
+    of psi beside the minimum, 5e-7 rad farther than the brute force's 3.338725893279892."""
+    arm = piperik.Nero()
+    q_target = np.array([1.7758868152080738, -5.932556768394747e-07, -0.15981879069584726, 1.474119835846134,
+                         -2.5465267107439642, 0.82482572839133084, 0.20505904612215034])
+    q_current = np.array([-1.9041196367231012, 0.83030241416232653, 0.54334487658547648, -0.65601357591024334,
+                          -2.6687095032450818, 0.9432911899632741, 1.4135547340589572])
+    T = arm.fk(q_target)
+    q = arm.ik(T, q_current, options=piperik.SelectOptions.nearest())
+    assert np.abs(arm.fk(q) - T).max() < 1e-12
+    assert np.all(q >= arm.lower) and np.all(q <= arm.upper)
+    assert np.linalg.norm(q - q_current) <= 3.338725893279892 + 1e-9, np.linalg.norm(q - q_current)

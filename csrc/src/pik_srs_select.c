@@ -27,8 +27,12 @@ static pik_real cos_diff(pik_real t, pik_real s_c, pik_real c_c)
 
 /* Where |sin t2| and |sin t6| are at least this, the search takes the joints from the linear form
  * (lin_thetas); nearer a shoulder or wrist singularity, t1 and t3 (t5 and t7) are directions of
- * vectors of length |sin t2| (|sin t6|) and arm_thetas, which keeps the seed's split there, is used. */
-#define SRS_LIN_SING_MIN PIK_TOL(1e-4, 1e-2)
+ * vectors of length |sin t2| (|sin t6|) and arm_thetas, which keeps the seed's split there, is used.
+ * The form's entries carry a few rounding steps of absolute error, so its directions are good to
+ * ~eps / |sin t2|: 1e-12 rad in double, 1e-4 rad in float at 1e-3 (the final solution is solved
+ * exactly at the chosen psi either way). In float the bound was 1e-2: a wrist 0.006 rad from
+ * singular then took every visit through arm_thetas, 4.4x the mean work on the M4F. */
+#define SRS_LIN_SING_MIN PIK_TOL(1e-4, 1e-3)
 
 /* arm_thetas from arm g's linear form L (arm_lin): each (sin, cos) pair is two entries of R03(psi) or
  * R47(psi), a sin psi + b cos psi + c, so one evaluation costs 16 products instead of building the
@@ -605,15 +609,21 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
  * around it, down to SRS_POLISH_TOL x s (a few rounding steps of psi at least), unless the distance
  * changes by less than SRS_POLISH_DIST over that whole bracket. A minimum on a limit edge (first
  * order in h) is a breakpoint of the branch and bound, scored exactly, not a search result. */
-#define SRS_POLISH_NEAR PIK_TOL(1e-6, 1e-3)
+/* In float h is 1e-6 and the excess K h^2 / (2 d) stays below 5e-7 rad (float's own resolution of the
+ * distance) when d s^2 >= 1e-6: the same bound as in double. */
+#define SRS_POLISH_NEAR PIK_TOL(1e-6, 1e-6)
 #define SRS_POLISH_TOL PIK_TOL(1e-14, 1e-7)
 #define SRS_POLISH_DIST PIK_TOL(1e-11, 1e-6)
+/* Next to a singularity the searches' tolerance in psi is not enough: their bracket can end a few h
+ * beside the minimum (NERO, q2 = 6e-7: 6e-9 rad of psi, 5e-7 rad of distance). When a side of the
+ * bracket is better, the bracket walks that way with a doubling step, at most this many times. */
+#define SRS_POLISH_WALKS 12
 static void polish_best(srs_search *S)
 {
     const srs_best *B = S->best;
-    const pik_real h = 4 * SRS_SEARCH_TOL;
+    pik_real h = 4 * SRS_SEARCH_TOL;
     pik_real x = B->psi, fx = B->cost, fa, fc, sing = B->singularity, tol;
-    int b = B->branch;
+    int b = B->branch, walks = 0;
     if (pik_sqrt(fx) * sing * sing >= SRS_POLISH_NEAR) {
         return;
     }
@@ -621,17 +631,25 @@ static void polish_best(srs_search *S)
     if (tol < 4 * PIK_EPS * pik_fabs(x)) {
         tol = 4 * PIK_EPS * pik_fabs(x);
     }
-    fa = visit_branch(S, b, x - h);
-    fc = visit_branch(S, b, x + h);
-    if (fa < PIK_HUGE && fc < PIK_HUGE) {
-        /* d = sqrt(cost): over the bracket d moves by at most (max f - fx) / (2 sqrt(fx)) */
-        pik_real spread = (fa > fc ? fa : fc) - fx;
-        if (spread <= 2 * SRS_POLISH_DIST * pik_sqrt(fx)) {
-            return;
+    for (;;) {
+        fa = visit_branch(S, b, x - h);
+        fc = visit_branch(S, b, x + h);
+        if (fa < PIK_HUGE && fc < PIK_HUGE) {
+            /* d = sqrt(cost): over the bracket d moves by at most (max f - fx) / (2 sqrt(fx)) */
+            pik_real spread = (fa > fc ? fa : fc) - fx;
+            if (spread <= 2 * SRS_POLISH_DIST * pik_sqrt(fx)) {
+                return;
+            }
         }
-    }
-    if (B->psi != x) {
-        return; /* one side was better: the searches' bracket was wrong; that point stands */
+        if (B->psi == x) {
+            break; /* x is the best of the three: the minimum is bracketed */
+        }
+        if (B->branch != b || ++walks > SRS_POLISH_WALKS) {
+            return; /* the best point seen stands */
+        }
+        x = B->psi;
+        fx = B->cost;
+        h *= 2;
     }
     {
         /* Newton's method where the cost is smooth (quadratic: from within h, two or three steps
@@ -1227,6 +1245,39 @@ SRS_NOINLINE static void polar_stretches(srs_search *S, int g, int wrist, pik_re
     }
 }
 
+/*
+ * The edges of the seed's zone around a nearly singular arm angle (polar_window's r_seed): just outside
+ * it the fast pair turns by up to pi within a few rounding steps of psi, and the nearest solution can
+ * sit right at the edge, the cost falling toward it (iiwa 14, q6 = 1e-10: a point 1e-3 r_seed outside
+ * was 5e-5 rad farther than the edge). Each edge is bisected on the linear form's |sin t2| (|sin t6|),
+ * the quantity whose threshold SRS_SING_ABS makes the IK take the seed's split, to a few rounding steps
+ * of psi, and visited just outside: at the bracket's outer end and one and three bracket widths beyond.
+ */
+#define SRS_SEED_EDGE_ITER 40
+SRS_NOINLINE static void seed_edges(srs_search *S, int g, lin3 n, lin3 d, pik_real r_seed)
+{
+    const pik_real lim2 = SRS_SING_ABS * SRS_SING_ABS;
+    int side, it;
+    for (side = -1; side <= 1; side += 2) {
+        pik_real t_in = PIK_R(0.999) * r_seed, t_out = PIK_R(1.001) * r_seed, tol, k;
+        tol = 4 * PIK_EPS * (pik_fabs(S->map_centre) + r_seed);
+        for (it = 0; it < SRS_SEED_EDGE_ITER && t_out - t_in > tol; ++it) {
+            pik_real t = PIK_R(0.5) * (t_in + t_out), sp, cp, vx, vy;
+            pik_sincos_r(S->map_centre + (pik_real)side * t, &sp, &cp);
+            vx = lin_eval(n, sp, cp);
+            vy = lin_eval(d, sp, cp);
+            if (vx * vx + vy * vy > lim2) {
+                t_out = t;
+            } else {
+                t_in = t;
+            }
+        }
+        for (k = 1; k <= 4; k *= 2) {
+            visit(S, g, S->map_centre + (pik_real)side * (t_out + (k - 1) * (t_out - t_in)), -1, 0, 0);
+        }
+    }
+}
+
 SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real psi_s)
 {
     const srs_lin_arm *L = search_lin(S, g);
@@ -1260,6 +1311,9 @@ SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real 
         visit(S, g, S->map_centre - PIK_R(0.999) * r_seed, -1, 0, 0);
         visit(S, g, S->map_centre + PIK_R(0.999) * r_seed, -1, 0, 0);
         visit(S, g, S->map_centre + PIK_R(1.001) * r_seed, -1, 0, 0);
+        if (delta2 > 0) {
+            seed_edges(S, g, n, d, r_seed);
+        }
     }
     if (!(S->map_scale > 0)) {
         return; /* exactly singular: the pair's direction is constant on either side */

@@ -759,6 +759,29 @@ static void test_arm(const pik_srs_model *m, int n_poses, int n_base, long *n_pr
                                             2.5470312659001721};
         run_pair(&P, &G, "regression: straight up, narrow in-limit piece", target, current, 0);
     }
+    /* ... the iiwa's wrist nearly singular (q6 = 1e-10, default options): the cost falls toward the
+     * edge of the seed's zone, where t5 and t7 turn by pi within 1e-12 of psi, and the point visited
+     * 1e-3 of the zone's radius outside it was 5e-5 rad farther than the edge (n = 200's miss) */
+    if (m == pik_iiwa14_model()) {
+        static const pik_real target[7] = {-0.71370093199158724, 1.5041731754314405, -1.016973623192567,
+                                           -0.018874693242066785, 2.7011410873131529, -9.7359065921519977e-11,
+                                           -1.9999590084943999};
+        static const pik_real current[7] = {-0.68440307672472511, 1.4863173159365559, -1.11056261101359,
+                                            -0.063879602026227916, 2.6440116058489194, -0.039662258472301239,
+                                            -1.9654700841413686};
+        run_pair(&P, &D, "regression: wrist nearly singular, minimum at the seed zone's edge", target, current, 1);
+    }
+    /* ... and the NERO's shoulder nearly singular (q2 = 6e-7, seed 1's miss): the searches' bracket
+     * ended 6e-9 of psi beside an interior minimum, 5e-7 rad farther (polish_best now walks) */
+    if (m == pik_nero_model()) {
+        static const pik_real target[7] = {1.7758868152080738, -5.932556768394747e-07, -0.15981879069584726,
+                                           1.474119835846134, -2.5465267107439642, 0.82482572839133084,
+                                           0.20505904612215034};
+        static const pik_real current[7] = {-1.9041196367231012, 0.83030241416232653, 0.54334487658547648,
+                                            -0.65601357591024334, -2.6687095032450818, 0.9432911899632741,
+                                            1.4135547340589572};
+        run_pair(&P, &G, "regression: shoulder nearly singular, bracket beside the minimum", target, current, 0);
+    }
     /* ... and the NERO with its shoulder nearly singular (q2 = 7e-10, seed 777's miss): q1 and q3
      * turn through a full turn within 1e-9 of psi = pi, and the in-limit stretch of that turn nearest
      * q_current was narrower than polar_window's sampling step (1.41 rad farther than the optimum,
