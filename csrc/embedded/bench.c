@@ -133,6 +133,8 @@ int main(void)
     bench_stat b_fk = {"pik_arm6_fk", 0, 0, 0, 0}, b_ik = {"pik_arm6_ik", 0, 0, 0, 0};
     bench_stat b_sel = {"pik_arm6_ik_ex+pik_select", 0, 0, 0, 0}, b_empty = {"empty", 0, 0, 0, 0};
     bench_stat b_srs = {"pik_srs_ik", 0, 0, 0, 0}, b_srs_sel = {"pik_srs_select", 0, 0, 0, 0};
+    bench_stat b_srs_ws = {"pik_srs_select_ws", 0, 0, 0, 0};
+    static pik_srs_workspace ws; /* caller-owned: off the stack */
     int i, j, bad = 0;
     pik_systick_start();
     printf("piperik %s bench: real=%s trig=%s, %d poses per arm\n", PIK_VERSION_STRING, PIK_REAL_NAME,
@@ -168,6 +170,9 @@ int main(void)
         psi = 0;
         TIMED(b_srs_sel, st = pik_srs_select(iiwa, T7[i], C7[i], PIK_PSI_NEAREST, &psi, 0, &sel));
         bad += st != PIK_OK;
+        psi = 0;
+        TIMED(b_srs_ws, st = pik_srs_select_ws(iiwa, T7[i], C7[i], PIK_PSI_NEAREST, &psi, 0, &sel, &ws));
+        bad += st != PIK_OK;
     }
     CHECK(bad == 0, "%d benchmark calls failed", bad);
     stat_print(&b_empty);
@@ -176,6 +181,7 @@ int main(void)
     stat_print(&b_sel);
     stat_print(&b_srs);
     stat_print(&b_srs_sel);
+    stat_print(&b_srs_ws);
     CHECK(b_ik.calls == BENCH_POSES && b_ik.max > b_ik.sum / b_ik.calls * 0.5, "no measurement");
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail == 0 ? 0 : 1;

@@ -33,6 +33,7 @@ ENTRY_POINTS = [
     ("pik_arm6_fk", ["pik_arm6_fk"]),
     ("pik_srs_ik (iiwa14 / NERO at a given arm angle)", ["pik_srs_ik"]),
     ("pik_srs_select (arm angle search, PIK_PSI_NEAREST)", ["pik_srs_select"]),
+    ("pik_srs_select_ws (the same, the search's state in a caller-owned pik_srs_workspace)", ["pik_srs_select_ws"]),
     ("pik_arm6_path / pik_srs_path (per call)", ["pik_arm6_path", "pik_srs_path"]),
 ]
 # The firmware calls its HAL through function pointers (fw_hal.h): their stack is the port's own
@@ -46,6 +47,7 @@ BENCH_ROWS = [
     ("pik_arm6_ik_ex + pik_select", "pik_arm6_ik_ex+pik_select"),
     ("pik_srs_ik (iiwa14, given arm angle)", "pik_srs_ik"),
     ("pik_srs_select (iiwa14, nearest)", "pik_srs_select"),
+    ("pik_srs_select_ws (iiwa14, nearest, caller-owned workspace)", "pik_srs_select_ws"),
 ]
 # The measured stack of a bench row is compared with the static bound of these entry points.
 BENCH_STACK_ENTRY = {
@@ -54,6 +56,7 @@ BENCH_STACK_ENTRY = {
     "pik_arm6_ik_ex+pik_select": ["pik_arm6_ik_ex", "pik_select"],
     "pik_srs_ik": ["pik_srs_ik"],
     "pik_srs_select": ["pik_srs_select"],
+    "pik_srs_select_ws": ["pik_srs_select_ws"],
 }
 SOFT_DOUBLE = re.compile(r"^(__aeabi_(d[a-z0-9]*|f2d|i2d|ui2d|l2d|ul2d)|sin|cos|atan2|sqrt|floor)$")
 

@@ -19,6 +19,9 @@ volatile pik_real fp_in[16 * 2];
 volatile int fp_select;
 volatile pik_real fp_out;
 volatile const char *fp_str;
+#if FP_LEVEL >= 2
+static pik_srs_workspace fp_srs_ws; /* a firmware's caller-owned search state (bss, not stack) */
+#endif
 
 int main(void)
 {
@@ -55,6 +58,7 @@ int main(void)
         st += pik_srs_ik(srs, T, psi, q, 0xFFu, &set);
         st += pik_srs_feasible_arm_angles(srs, T, 0, &feasible);
         st += pik_srs_select(srs, T, q, (pik_psi_policy)(fp_select >> 2), &psi, &o, &sel);
+        st += pik_srs_select_ws(srs, T, q, (pik_psi_policy)(fp_select >> 2), &psi, &o, &sel, &fp_srs_ws);
         st += pik_arm6_path(piper, T, 2, q, &po, Q, &rep);
         st += pik_srs_path(srs, T, 2, q, &po, Q, 0, &rep);
         fp_str = pik_status_str(st);

@@ -184,6 +184,7 @@ static int srs_path_greedy(const pik_srs_model *m, const pik_real *Ts, int n, co
 {
     pik_path_options o;
     srs_branch_point bp[PATH_MAX_BRANCH_POINTS];
+    pik_srs_workspace ws; /* each sample's search, one after the other */
     int nbp = 0, i, j, status, budget, deepest = -1, deepest_status = PIK_OK;
     unsigned forced = 0u;
     if (r == 0) {
@@ -211,7 +212,7 @@ static int srs_path_greedy(const pik_srs_model *m, const pik_real *Ts, int n, co
         int st;
         --budget;
         o.select.branch_current = (int)prev_branch;
-        st = pik_srs_select_in(m, Ts + 16 * i, prev, PIK_PSI_NEAREST, allowed, &psi, &o.select, &sel);
+        st = pik_srs_select_in(m, Ts + 16 * i, prev, PIK_PSI_NEAREST, allowed, &psi, &o.select, &sel, &ws);
         if (st == PIK_OK) {
             st = step_status(&o, &sel);
         }

@@ -243,8 +243,9 @@ int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], 
 /* The shoulder centre in the user's base frame (T_base applied), for pik_pose_pull. */
 void pik_srs_shoulder_point(const pik_srs_model *m, pik_real s[3]);
 
+/* pik_srs_select restricted to the branches in `allowed`, with the search's state in *ws. */
 int pik_srs_select_in(const pik_srs_model *model, const pik_real T[16], const pik_real *q_current_rad,
                       pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
-                      const pik_select_options *opts, pik_selection *sel);
+                      const pik_select_options *opts, pik_selection *sel, pik_srs_workspace *ws);
 
 #endif /* PIK_SRS_INTERNAL_H */

@@ -152,10 +152,26 @@ void pik_srs_arm_lin(const srs_pose *P, int g, srs_lin_arm *L)
 #define SRS_TAG_OTHER 6
 /* With half >= 0, only the values within half of centre (the arm angle window of a search) are kept,
  * and -pi, pi. */
+/* With a window (half >= 0): can f = a sin + b cos + c vanish within half of the centre, whose (sin,
+ * cos) is (sc, cc)? f moves by at most r |psi - centre| (r = |(a, b)|), so not where |f(centre)|
+ * exceeds r half: most of a narrow window's equations, whose two atan2 each (sincos_roots) are then
+ * not computed. The margin covers the rounding of f and of the roots, so every root the filter below
+ * would keep is still computed. */
+static int may_root_near(pik_real a, pik_real b, pik_real c, pik_real sc, pik_real cc, pik_real half)
+{
+    pik_real r = pik_sqrt(a * a + b * b);
+    pik_real f = a * sc + b * cc + c;
+    return !(pik_fabs(f) > r * (half + PIK_TOL(1e-9, 1e-5)) + 8 * PIK_EPS * (pik_fabs(a) + pik_fabs(b) + pik_fabs(c)));
+}
+
 static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationary, const srs_limit_arcs *A,
                       pik_real *br, unsigned char *tag, pik_real centre, pik_real half)
 {
     int nb = 0, k, e, j;
+    pik_real sc = 0, cc = 1;
+    if (half >= 0) {
+        pik_sincos_r(centre, &sc, &cc);
+    }
     br[nb++] = -PIK_PI;
     br[nb++] = PIK_PI; /* before the roots, not appended after the sort: pik_wrap_pi may round a root
                         * a hair past pi, which must then sort after it */
@@ -192,11 +208,14 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
                     continue;
                 }
                 cl_lower = cl;
-                nr = sincos_roots(L->d[k].a, L->d[k].b, L->d[k].c - cl, r);
+                nr = half >= 0 && !may_root_near(L->d[k].a, L->d[k].b, L->d[k].c - cl, sc, cc, half)
+                         ? 0
+                         : sincos_roots(L->d[k].a, L->d[k].b, L->d[k].c - cl, r);
             } else {
                 /* t = t_lim (or t_lim + pi): n cos t_lim - d sin t_lim = 0 */
-                nr = sincos_roots(L->n[k].a * cl - L->d[k].a * sl, L->n[k].b * cl - L->d[k].b * sl,
-                                  L->n[k].c * cl - L->d[k].c * sl, r);
+                pik_real ea = L->n[k].a * cl - L->d[k].a * sl, eb = L->n[k].b * cl - L->d[k].b * sl,
+                         ec = L->n[k].c * cl - L->d[k].c * sl;
+                nr = half >= 0 && !may_root_near(ea, eb, ec, sc, cc, half) ? 0 : sincos_roots(ea, eb, ec, r);
             }
             for (j = 0; j < nr; ++j) {
                 if (half >= 0 && !(pik_fabs(pik_wrap_pi(r[j] - centre)) <= half)) {
@@ -211,7 +230,9 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
         if (stationary) {
             lin3 rate = joint_rate(L, k);
             pik_real r[2];
-            int nr = sincos_roots(rate.a, rate.b, rate.c, r);
+            int nr = half >= 0 && !may_root_near(rate.a, rate.b, rate.c, sc, cc, half)
+                         ? 0
+                         : sincos_roots(rate.a, rate.b, rate.c, r);
             for (j = 0; j < nr; ++j) {
                 if (half >= 0 && !(pik_fabs(pik_wrap_pi(r[j] - centre)) <= half)) {
                     continue;

@@ -1726,7 +1726,21 @@ SRS_NOINLINE static void widest(srs_search *S)
 int pik_srs_select(const pik_srs_model *m, const pik_real T[16], const pik_real *q_current_rad, pik_psi_policy policy,
                    pik_real *psi_rad_inout, const pik_select_options *opts, pik_selection *sel)
 {
-    return pik_srs_select_in(m, T, q_current_rad, policy, 0xFFu, psi_rad_inout, opts, sel);
+    pik_srs_workspace ws;
+    return pik_srs_select_in(m, T, q_current_rad, policy, 0xFFu, psi_rad_inout, opts, sel, &ws);
+}
+
+int pik_srs_select_ws(const pik_srs_model *m, const pik_real T[16], const pik_real *q_current_rad,
+                      pik_psi_policy policy, pik_real *psi_rad_inout, const pik_select_options *opts,
+                      pik_selection *sel, pik_srs_workspace *ws)
+{
+    if (ws == 0) {
+        if (sel) {
+            pik_selection_clear(sel);
+        }
+        return PIK_ERR_NULL;
+    }
+    return pik_srs_select_in(m, T, q_current_rad, policy, 0xFFu, psi_rad_inout, opts, sel, ws);
 }
 
 /* Simple lower bound of branch b's cost for any psi, from q_current's angles th_c: t4 is fixed on a
@@ -1954,9 +1968,19 @@ SRS_NOINLINE static int finish(srs_search *S, srs_best best, srs_best unpolished
     return PIK_OK;
 }
 
+/* The state of one search (select_core), in the caller's pik_srs_workspace. */
+typedef struct srs_select_state {
+    srs_pose P;
+    srs_search S;
+    srs_best best, unpolished;
+    pik_real th_c[7];
+} srs_select_state;
+/* C99's static assertion: the public workspace holds the state (pik_srs.h sizes it). */
+typedef char srs_workspace_holds_the_state[sizeof(srs_select_state) <= sizeof(pik_srs_workspace) ? 1 : -1];
+
 static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_real *T_polish,
                        const pik_real *q_current_rad, pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
-                       const pik_select_options *opts, pik_selection *sel);
+                       const pik_select_options *opts, pik_selection *sel, srs_select_state *W);
 
 /* A near-class arm whose class model has nothing in the limits next to q_current (a class solution
  * just past a limit that the description's own solution is inside): the least-norm polish from
@@ -1991,10 +2015,12 @@ SRS_NOINLINE static int nearest_from_current(const pik_srs_model *m, const pik_r
 
 int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_real *q_current_rad,
                       pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
-                      const pik_select_options *opts, pik_selection *sel)
+                      const pik_select_options *opts, pik_selection *sel, pik_srs_workspace *ws)
 {
+    /* The workspace is only ever accessed as the state (the caller never reads it). */
+    srs_select_state *W = (srs_select_state *)(void *)ws;
     pik_real psi_in = psi_rad_inout ? *psi_rad_inout : 0, T_pulled[16], shoulder[3];
-    int st = select_core(m, T, T, q_current_rad, policy, allowed, psi_rad_inout, opts, sel);
+    int st = select_core(m, T, T, q_current_rad, policy, allowed, psi_rad_inout, opts, sel, W);
     if ((st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS) || m->chain == 0) {
         return st;
     }
@@ -2003,7 +2029,7 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     pik_srs_shoulder_point(m, shoulder);
     pik_pose_pull(T, shoulder, T_pulled);
     *psi_rad_inout = psi_in;
-    st = select_core(m, T_pulled, T, q_current_rad, policy, allowed, psi_rad_inout, opts, sel);
+    st = select_core(m, T_pulled, T, q_current_rad, policy, allowed, psi_rad_inout, opts, sel, W);
     if ((st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS) || policy != PIK_PSI_NEAREST || q_current_rad == 0) {
         return st;
     }
@@ -2012,14 +2038,10 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
 
 static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_real *T_polish,
                        const pik_real *q_current_rad, pik_psi_policy policy, unsigned allowed, pik_real *psi_rad_inout,
-                       const pik_select_options *opts, pik_selection *sel)
+                       const pik_select_options *opts, pik_selection *sel, srs_select_state *W)
 {
     static const pik_select_options zero_opts; /* const: not mutable state */
     const pik_select_options *o = opts ? opts : &zero_opts;
-    srs_pose P;
-    srs_search S;
-    srs_best best, unpolished;
-    pik_real th_c[7];
     int st, b, g;
     if (sel == 0 || m == 0 || T == 0 || psi_rad_inout == 0) {
         return PIK_ERR_NULL;
@@ -2031,65 +2053,65 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
     if (policy == PIK_PSI_GIVEN && !(pik_fabs(*psi_rad_inout) <= PIK_R(1e6))) {
         return PIK_ERR_BAD_ARGUMENT;
     }
-    st = pik_srs_prepare_pose(m, T, &P);
+    st = pik_srs_prepare_pose(m, T, &W->P);
     if (st != PIK_OK) {
         return st;
     }
     if (policy == PIK_PSI_NEAREST && q_current_rad == 0) {
         policy = PIK_PSI_WIDEST;
     }
-    S.m = m;
-    S.P = &P;
-    S.T = T_polish;
-    S.nearest = policy == PIK_PSI_NEAREST;
-    pik_scorer_init(&S.sc, 7, m->lower_rad, m->upper_rad,
+    W->S.m = m;
+    W->S.P = &W->P;
+    W->S.T = T_polish;
+    W->S.nearest = policy == PIK_PSI_NEAREST;
+    pik_scorer_init(&W->S.sc, 7, m->lower_rad, m->upper_rad,
                     policy == PIK_PSI_NEAREST || policy == PIK_PSI_GIVEN ? q_current_rad : 0,
                     q_current_rad ? pik_srs_singularity_of(m, q_current_rad) : PIK_R(-1.0), o);
-    pik_srs_seed_thetas(m, q_current_rad, th_c);
-    S.seed_theta = q_current_rad ? th_c : 0;
-    S.window = S.sc.q_current && (!o->weights || (o->weights[0] > 0 && o->weights[1] > 0 && o->weights[2] > 0));
-    S.have_r03_c = 0;
-    if (S.window) {
-        S.window_scale2 = o->weights ? 1 / o->weights[0] + 1 / o->weights[1] + 1 / o->weights[2] : 3;
+    pik_srs_seed_thetas(m, q_current_rad, W->th_c);
+    W->S.seed_theta = q_current_rad ? W->th_c : 0;
+    W->S.window = W->S.sc.q_current && (!o->weights || (o->weights[0] > 0 && o->weights[1] > 0 && o->weights[2] > 0));
+    W->S.have_r03_c = 0;
+    if (W->S.window) {
+        W->S.window_scale2 = o->weights ? 1 / o->weights[0] + 1 / o->weights[1] + 1 / o->weights[2] : 3;
     }
-    S.allowed = allowed & 0xFFu;
-    if (P.n_gc4 == 1) {
-        S.allowed &= 0x33u; /* elbow stretched: one elbow branch */
+    W->S.allowed = allowed & 0xFFu;
+    if (W->P.n_gc4 == 1) {
+        W->S.allowed &= 0x33u; /* elbow stretched: one elbow branch */
     }
-    S.blocked = 0;
-    best.found = 0;
-    best.cost = PIK_HUGE;
-    best.psi = 0;
-    best.branch = 0;
-    unpolished = best;
-    S.best = &best;
+    W->S.blocked = 0;
+    W->best.found = 0;
+    W->best.cost = PIK_HUGE;
+    W->best.psi = 0;
+    W->best.branch = 0;
+    W->unpolished = W->best;
+    W->S.best = &W->best;
     /* one arm angle per arm: arm_thetas directly; every other policy evaluates arms many times */
-    S.lin_g = policy == PIK_PSI_GIVEN ? -2 : -1;
-    S.mapped = 0;
-    S.n_split = 0;
-    S.newton_branch = -1;
-    S.newton_psi = 0;
+    W->S.lin_g = policy == PIK_PSI_GIVEN ? -2 : -1;
+    W->S.mapped = 0;
+    W->S.n_split = 0;
+    W->S.newton_branch = -1;
+    W->S.newton_psi = 0;
 
     if (policy == PIK_PSI_GIVEN) {
         pik_real psi = pik_wrap_pi(*psi_rad_inout);
-        for (g = 0; g < P.n_gc4; ++g) {
-            visit(&S, g, psi, -1, 0, 0);
+        for (g = 0; g < W->P.n_gc4; ++g) {
+            visit(&W->S, g, psi, -1, 0, 0);
         }
     } else if (policy == PIK_PSI_WIDEST) {
-        widest(&S);
-        if (!best.found) { /* nothing wide enough to be numerically safe: the largest margin instead */
-            for (g = 0; g < P.n_gc4; ++g) {
-                branch_and_bound(&S, g, th_c, PIK_HUGE);
+        widest(&W->S);
+        if (!W->best.found) { /* nothing wide enough to be numerically safe: the largest margin instead */
+            for (g = 0; g < W->P.n_gc4; ++g) {
+                branch_and_bound(&W->S, g, W->th_c, PIK_HUGE);
             }
         }
     } else if (policy == PIK_PSI_MAX_MARGIN) {
-        for (g = 0; g < P.n_gc4; ++g) {
-            branch_and_bound(&S, g, th_c, PIK_HUGE);
+        for (g = 0; g < W->P.n_gc4; ++g) {
+            branch_and_bound(&W->S, g, W->th_c, PIK_HUGE);
         }
     } else {
         /* nearest to q_current: the fast path, else the branch and bound over every cell of every arm */
         pik_real lb[8];
-        int accept = nearest_fast(&S, th_c, lb);
+        int accept = nearest_fast(&W->S, W->th_c, lb);
         if (!accept) {
             /* First the arm angles where a solution within SRS_WINDOW_COST can be (psi_window): when
              * one is found there it is the optimum (nothing outside the window costs as little), and
@@ -2098,37 +2120,37 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
             int pass;
             for (pass = 0; pass < 2; ++pass) {
                 pik_real cap = pass == 0 ? SRS_WINDOW_COST : PIK_HUGE;
-                if (pass == 1 && best.found && best.cost <= SRS_WINDOW_COST) {
+                if (pass == 1 && W->best.found && W->best.cost <= SRS_WINDOW_COST) {
                     break;
                 }
-                for (g = 0; g < P.n_gc4; ++g) {
+                for (g = 0; g < W->P.n_gc4; ++g) {
                     /* the branches whose simple bound may still beat the incumbent and the cap: only
                      * they are visited and searched (allowed restored after) */
                     unsigned live = 0;
                     for (b = 0; b < 8; ++b) {
-                        if (((b >> 1) & 1) == g && (S.allowed & (1u << b)) &&
-                            (!best.found || lb[b] < best.cost - SRS_COST_TOL) && lb[b] < cap) {
+                        if (((b >> 1) & 1) == g && (W->S.allowed & (1u << b)) &&
+                            (!W->best.found || lb[b] < W->best.cost - SRS_COST_TOL) && lb[b] < cap) {
                             live |= 1u << b;
                         }
                     }
                     if (live) {
-                        const unsigned allowed_all = S.allowed;
-                        S.allowed = live;
-                        branch_and_bound(&S, g, th_c, cap);
-                        S.allowed = allowed_all;
+                        const unsigned allowed_all = W->S.allowed;
+                        W->S.allowed = live;
+                        branch_and_bound(&W->S, g, W->th_c, cap);
+                        W->S.allowed = allowed_all;
                     }
                 }
             }
-            split_cells(&S, th_c);
+            split_cells(&W->S, W->th_c);
         }
-        if (best.found && best.cost > SRS_COST_TOL) {
-            unpolished = best;
-            polish_best(&S);
+        if (W->best.found && W->best.cost > SRS_COST_TOL) {
+            W->unpolished = W->best;
+            polish_best(&W->S);
         }
     }
-    if (!best.found) {
-        return S.blocked ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
+    if (!W->best.found) {
+        return W->S.blocked ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
-    return finish(&S, best, unpolished, q_current_rad, psi_rad_inout, sel);
+    return finish(&W->S, W->best, W->unpolished, q_current_rad, psi_rad_inout, sel);
 }
 

@@ -556,7 +556,7 @@ static void test_select(const pik_arm6_model *m, int n)
 /* ---- 7R S-R-S ----------------------------------------------------------------------------------- */
 static void test_srs(const pik_srs_model *m, int n, int n_select)
 {
-    int i, j, status_bad = 0, missing = 0, bad = 0, fk_bad = 0, rejected = 0, sel_bad = 0, sel_far = 0;
+    int i, j, status_bad = 0, missing = 0, bad = 0, fk_bad = 0, rejected = 0, sel_bad = 0, sel_far = 0, ws_differs = 0;
     double worst_fk = 0, worst_pos = 0, worst_rot = 0, worst_recover = 0, worst_excess = 0;
     CHECK(pik_srs_model_check(m) == PIK_OK, "%s: model check", m->name);
     for (i = 0; i < n; ++i) {
@@ -598,6 +598,18 @@ static void test_srs(const pik_srs_model *m, int n, int n_select)
                 dq += (double)(q[j] - cur[j]) * (double)(q[j] - cur[j]);
             }
             st = pik_srs_select(m, T, cur, PIK_PSI_NEAREST, &psi, 0, &sel);
+            {
+                /* the caller-owned workspace gives the same answer, bit for bit; a used workspace
+                 * (garbage from the call before) holds nothing the next call reads */
+                static pik_srs_workspace ws;
+                pik_selection sel_ws;
+                pik_real psi_ws = 0;
+                int st_ws = pik_srs_select_ws(m, T, cur, PIK_PSI_NEAREST, &psi_ws, 0, &sel_ws, &ws);
+                if (st_ws != st || (st == PIK_OK && (psi_ws != psi || memcmp(sel_ws.q_rad, sel.q_rad, sizeof sel.q_rad) != 0 ||
+                                                     sel_ws.distance != sel.distance))) {
+                    ws_differs++;
+                }
+            }
             if (st != PIK_OK) {
                 sel_bad++;
                 continue;
@@ -629,6 +641,14 @@ static void test_srs(const pik_srs_model *m, int n, int n_select)
     CHECK(bad == 0, "%s: %d solutions not FK-exact (worst %.2e m, %.2e rad)", m->name, bad, worst_pos, worst_rot);
     CHECK(rejected == 0, "%s: the self-check rejected %d candidates", m->name, rejected);
     CHECK(sel_bad == 0, "%s: %d nearest selections failed, left the limits or were not exact", m->name, sel_bad);
+    CHECK(ws_differs == 0, "%s: pik_srs_select_ws differs from pik_srs_select in %d selections", m->name, ws_differs);
+    {
+        pik_real T0[16], q0[7] = {0}, psi0 = 0;
+        pik_selection sel0;
+        pik_srs_fk(m, q0, T0);
+        CHECK_EQ(pik_srs_select_ws(m, T0, 0, PIK_PSI_WIDEST, &psi0, 0, &sel0, 0), PIK_ERR_NULL);
+        CHECK_EQ(sel0.index, -1);
+    }
     printf("%s: %d random poses, worst FK diff %.2e, worst IK residual %.2e m / %.2e rad, q recovered to %.2e rad%s;"
            " %d nearest selections, %d farther than q by > %g rad (worst %.2e)\n",
            m->name, n, worst_fk, worst_pos, worst_rot, worst_recover, PIK_FLOAT ? " (singularity > 1e-2)" : "",

@@ -16,7 +16,9 @@
  *         if (1 ms elapsed) fw_core_tick(&fw, hal.now_us(hal.ctx));
  *     }
  * Times are the wrapping u32 microsecond clock; differences up to 2^31 us (35 min) are ordered.
- * Memory: sizeof(fw_core) is about 2.5 KiB; a POSE_SETPOINT needs about 1.5 KiB of stack for IK.
+ * Memory: sizeof(fw_core) is 4.0 KiB in the double build and 2.8 KiB in the float build, 1.5 / 0.8 KiB
+ * of it the 7-DOF arm-angle search's workspace (pik_srs_workspace), kept here instead of on the
+ * stack. The entry points' worst-case stack is in the README's footprint table (make -C csrc footprint).
  */
 #ifndef FW_CORE_H
 #define FW_CORE_H
@@ -69,6 +71,8 @@ typedef struct fw_core {
     int is_srs;                       /* 0: 6R (pik_arm6), 1: 7-DOF S-R-S (pik_srs) */
     pik_arm6_model arm6;
     pik_srs_model srs;
+    pik_srs_workspace srs_ws;         /* the arm-angle search's state (pik_srs_select_ws): here, in the
+                                         caller-owned core, not on the stack */
     int32_t model_min_mdeg[PIK_MAX_DOF]; /* the model's limits rounded inward: configured limits
                                             must stay within them */
     int32_t model_max_mdeg[PIK_MAX_DOF];

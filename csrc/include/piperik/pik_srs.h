@@ -120,6 +120,27 @@ int pik_srs_select(const pik_srs_model *model, const pik_real T[16], const pik_r
                    pik_psi_policy policy, pik_real *psi_rad_inout, const pik_select_options *opts,
                    pik_selection *sel);
 
+/*
+ * The search's state for pik_srs_select_ws, owned by the caller: on a microcontroller it lives in the
+ * caller's static state instead of on the stack, which takes about 1.4 KiB (double) / 0.8 KiB
+ * (float) off the call's worst-case stack (README, "Footprint"). Opaque: only its size matters. The
+ * members give it the alignment of the state it holds; pik_srs_select_ws checks at compile time that
+ * the state fits. One workspace serves one call at a time (it is not shared between threads).
+ */
+#define PIK_SRS_WORKSPACE_REALS 158
+#define PIK_SRS_WORKSPACE_POINTERS 12
+#define PIK_SRS_WORKSPACE_INTS 40
+typedef struct pik_srs_workspace {
+    pik_real reals_[PIK_SRS_WORKSPACE_REALS];
+    const void *pointers_[PIK_SRS_WORKSPACE_POINTERS];
+    int ints_[PIK_SRS_WORKSPACE_INTS];
+} pik_srs_workspace;
+
+/* pik_srs_select with the search's state in *ws (not NULL: PIK_ERR_NULL); results are identical. */
+int pik_srs_select_ws(const pik_srs_model *model, const pik_real T[16], const pik_real *q_current_rad,
+                      pik_psi_policy policy, pik_real *psi_rad_inout, const pik_select_options *opts,
+                      pik_selection *sel, pik_srs_workspace *ws);
+
 #ifdef __cplusplus
 }
 #endif
