@@ -232,3 +232,21 @@ def test_nearest_reaches_an_interior_minimum_beside_a_nearly_singular_shoulder()
     assert np.abs(arm.fk(q) - T).max() < 1e-12
     assert np.all(q >= arm.lower) and np.all(q <= arm.upper)
     assert np.linalg.norm(q - q_current) <= 3.338725893279892 + 1e-9, np.linalg.norm(q - q_current)
+
+
+def test_nearest_reaches_a_limit_edge_beside_a_nearly_singular_wrist():
+    """iiwa 14 with q6 = 9e-7 and q7 on its limit (n = 150, seed 7 of csrc/tests/test_nearest.c), the
+    nearest options: the distance falls all the way to the limit's edge, and the choice stopped
+    1.1e-11 of psi short of it, 4.43e-7 rad from q_current against the brute force's 3.72e-7."""
+    arm = piperik.Iiwa14()
+    q_target = np.array([0.2422223618162862, -0.91051707013444771, -0.98254794263951217, -0.13690644287855216,
+                         -1.6486022177911097, 9.0074089288417006e-07, -3.054326563931657])
+    q_current = np.array([0.24222236154620633, -0.91051707027577211, -0.98254794254621813, -0.13690644244068031,
+                          -1.6486022183391151, 9.0096902688004755e-07, -3.0543261909899999])
+    T = arm.fk(q_target)
+    q = arm.ik(T, q_current, options=piperik.SelectOptions.nearest())
+    # on the edge, q7 is clamped onto its limit (README "Selection rules" 2: within 1e-10 rad
+    # outside counts as inside), which moves the pose by up to that much
+    assert np.abs(arm.fk(q) - T).max() < 1e-9
+    assert np.all(q >= arm.lower) and np.all(q <= arm.upper)
+    assert np.linalg.norm(q - q_current) <= 3.7232849092450642e-07 + 1e-9, np.linalg.norm(q - q_current)

@@ -618,6 +618,26 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
  * beside the minimum (NERO, q2 = 6e-7: 6e-9 rad of psi, 5e-7 rad of distance). When a side of the
  * bracket is better, the bracket walks that way with a doubling step, at most this many times. */
 #define SRS_POLISH_WALKS 12
+
+/* Between x (inside the limits on branch b) and out (outside), the last point inside, to tol of the
+ * edge, scored (visit keeps it when it is the best); its cost in *f_in. */
+SRS_NOINLINE static pik_real limit_edge(srs_search *S, int b, pik_real x, pik_real out, pik_real tol, pik_real *f_in)
+{
+    pik_real in = x, f = S->best->psi == x ? S->best->cost : visit_branch(S, b, x);
+    int it;
+    for (it = 0; it < 64 && pik_fabs(out - in) > tol; ++it) {
+        pik_real mid = PIK_R(0.5) * (in + out), fm = visit_branch(S, b, mid);
+        if (fm < PIK_HUGE) {
+            in = mid;
+            f = fm;
+        } else {
+            out = mid;
+        }
+    }
+    *f_in = f;
+    return in;
+}
+
 static void polish_best(srs_search *S)
 {
     const srs_best *B = S->best;
@@ -652,16 +672,37 @@ static void polish_best(srs_search *S)
         h *= 2;
     }
     {
-        /* Newton's method where the cost is smooth (quadratic: from within h, two or three steps
-         * reach tol) */
-        pik_real f1, f2;
-        int smooth;
-        visit_newton(S, b, x, &f1, &f2, &smooth, 0);
-        if (smooth && newton_on(S, b, x - h, x + h, x, fx, f1, f2, 0, 0, tol, PIK_HUGE) == 1) {
-            return;
+        /* A side outside the limits: the branch leaves them within h, and the cost may fall all the
+         * way to that edge (a joint of q_current on its limit). The B&B scores its limit crossings,
+         * but next to a singularity the linear form puts a crossing of t1 / t3 (t5 / t7) only to
+         * ~eps / |sin t2| of psi, possibly just outside (iiwa 14, q6 = 9e-7, q7 on its limit: 7e-8
+         * rad farther than the edge). The edge is bisected to tol and its inside end scored, and
+         * the search below runs inside [lo, hi]. */
+        pik_real lo = x - h, hi = x + h;
+        if (!(fa < PIK_HUGE)) {
+            lo = limit_edge(S, b, x, lo, tol, &fa);
+        }
+        if (!(fc < PIK_HUGE)) {
+            hi = limit_edge(S, b, x, hi, tol, &fc);
+        }
+        if (B->psi != x) {
+            x = B->psi; /* an edge beat x: the minimum is on it or between */
+            fx = B->cost;
+        }
+        {
+            /* Newton's method where the cost is smooth (quadratic: from within h, two or three
+             * steps reach tol) */
+            pik_real f1, f2;
+            int smooth;
+            visit_newton(S, b, x, &f1, &f2, &smooth, 0);
+            if (smooth && newton_on(S, b, lo, hi, x, fx, f1, f2, 0, 0, tol, PIK_HUGE) == 1) {
+                return;
+            }
+        }
+        if (hi - lo > 2 * tol) {
+            brent_on(S, b, lo, hi, x, fx, lo, fa, hi, fc, 48, tol);
         }
     }
-    brent_on(S, b, x - h, x + h, x, fx, x - h, fa, x + h, fc, 48, tol);
 }
 
 /* The level of q_current's own band that band `bit` of a candidate passes at a corner (see
