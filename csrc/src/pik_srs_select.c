@@ -1023,7 +1023,7 @@ static pik_real ang_dist(pik_real a, pik_real b) { return pik_fabs(pik_wrap_pi(a
 /* Angular distance from t to the arc that starts at ta and sweeps `sweep` (signed, |sweep| < 2pi). */
 static pik_real arc_dist(pik_real t, pik_real ta, pik_real sweep)
 {
-    pik_real from_a = pik_wrap_pi(t - ta), tb = ta + sweep;
+    pik_real from_a = pik_wrap_pi(t - ta), from_b, da, db;
     if (sweep >= 0) {
         if (from_a < 0) {
             from_a += PIK_TWO_PI;
@@ -1039,10 +1039,13 @@ static pik_real arc_dist(pik_real t, pik_real ta, pik_real sweep)
             return 0;
         }
     }
-    {
-        pik_real da = ang_dist(t, ta), db = ang_dist(t, tb);
-        return da < db ? da : db;
-    }
+    /* t lies outside the arc, from_a past its start and from_b past its end, both within 2pi in
+     * the sweep's direction: the distances to the two ends without wrapping again */
+    from_b = pik_fabs(from_a - sweep);
+    from_a = pik_fabs(from_a);
+    da = from_a < PIK_TWO_PI - from_a ? from_a : PIK_TWO_PI - from_a;
+    db = from_b < PIK_TWO_PI - from_b ? from_b : PIK_TWO_PI - from_b;
+    return da < db ? da : db;
 }
 
 /* tr(Rot(u, psi) N), N = R03ref R03c^T, as x cos psi + y sin psi + unu (psi_window). R03c is built on
