@@ -611,7 +611,7 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
  * order in h) is a breakpoint of the branch and bound, scored exactly, not a search result. */
 /* In float h is 1e-6 and the excess K h^2 / (2 d) stays below 5e-7 rad (float's own resolution of the
  * distance) when d s^2 >= 1e-6: the same bound as in double. */
-#define SRS_POLISH_NEAR PIK_TOL(1e-6, 1e-6)
+#define SRS_POLISH_NEAR PIK_R(1e-6)
 #define SRS_POLISH_TOL PIK_TOL(1e-14, 1e-7)
 #define SRS_POLISH_DIST PIK_TOL(1e-11, 1e-6)
 /* Next to a singularity the searches' tolerance in psi is not enough: their bracket can end a few h
@@ -619,11 +619,12 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
  * bracket is better, the bracket walks that way with a doubling step, at most this many times. */
 #define SRS_POLISH_WALKS 12
 
-/* Between x (inside the limits on branch b) and out (outside), the last point inside, to tol of the
- * edge, scored (visit keeps it when it is the best); its cost in *f_in. */
-SRS_NOINLINE static pik_real limit_edge(srs_search *S, int b, pik_real x, pik_real out, pik_real tol, pik_real *f_in)
+/* Between x (inside the limits on branch b, cost fx) and out (outside), the last point inside, to tol
+ * of the edge, scored (visit keeps it when it is the best); its cost in *f_in. */
+SRS_NOINLINE static pik_real limit_edge(srs_search *S, int b, pik_real x, pik_real fx, pik_real out, pik_real tol,
+                                        pik_real *f_in)
 {
-    pik_real in = x, f = S->best->psi == x ? S->best->cost : visit_branch(S, b, x);
+    pik_real in = x, f = fx;
     int it;
     for (it = 0; it < 64 && pik_fabs(out - in) > tol; ++it) {
         pik_real mid = PIK_R(0.5) * (in + out), fm = visit_branch(S, b, mid);
@@ -680,10 +681,10 @@ static void polish_best(srs_search *S)
          * the search below runs inside [lo, hi]. */
         pik_real lo = x - h, hi = x + h;
         if (!(fa < PIK_HUGE)) {
-            lo = limit_edge(S, b, x, lo, tol, &fa);
+            lo = limit_edge(S, b, x, fx, lo, tol, &fa);
         }
         if (!(fc < PIK_HUGE)) {
-            hi = limit_edge(S, b, x, hi, tol, &fc);
+            hi = limit_edge(S, b, x, fx, hi, tol, &fc);
         }
         if (B->psi != x) {
             x = B->psi; /* an edge beat x: the minimum is on it or between */
@@ -1300,10 +1301,10 @@ SRS_NOINLINE static void polar_stretches(srs_search *S, int g, int wrist, pik_re
 #define SRS_SEED_EDGE_ITER 40
 SRS_NOINLINE static void seed_edges(srs_search *S, int g, lin3 n, lin3 d, pik_real r_seed)
 {
-    const pik_real lim2 = SRS_SING_ABS * SRS_SING_ABS;
-    int side, it;
+    const pik_real lim2 = SRS_SING_ABS * SRS_SING_ABS, beyond[3] = {0, 1, 3}; /* bracket widths outside */
+    int side, it, k;
     for (side = -1; side <= 1; side += 2) {
-        pik_real t_in = PIK_R(0.999) * r_seed, t_out = PIK_R(1.001) * r_seed, tol, k;
+        pik_real t_in = PIK_R(0.999) * r_seed, t_out = PIK_R(1.001) * r_seed, tol;
         tol = 4 * PIK_EPS * (pik_fabs(S->map_centre) + r_seed);
         for (it = 0; it < SRS_SEED_EDGE_ITER && t_out - t_in > tol; ++it) {
             pik_real t = PIK_R(0.5) * (t_in + t_out), sp, cp, vx, vy;
@@ -1316,8 +1317,8 @@ SRS_NOINLINE static void seed_edges(srs_search *S, int g, lin3 n, lin3 d, pik_re
                 t_in = t;
             }
         }
-        for (k = 1; k <= 4; k *= 2) {
-            visit(S, g, S->map_centre + (pik_real)side * (t_out + (k - 1) * (t_out - t_in)), -1, 0, 0);
+        for (k = 0; k < 3; ++k) {
+            visit(S, g, S->map_centre + (pik_real)side * (t_out + beyond[k] * (t_out - t_in)), -1, 0, 0);
         }
     }
 }
