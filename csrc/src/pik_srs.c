@@ -461,34 +461,62 @@ static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, pik_real
 
 
 
-/* The solution of arm A (checked, with its angles) on the branch of `flags`. */
-static void srs_solution(const pik_srs_model *m, const srs_arm *A, uint32_t flags, pik_solution *sol)
+/* Joints j0 .. j0 + n - 1 of the angles th as joint values q[0 .. n - 1]; 1 when every one is within
+ * the limits. */
+static int joints_of(const pik_srs_model *m, const pik_real th[7], int j0, int n, pik_real *q)
 {
-    pik_real th[7];
-    int i, in = 1;
-    branch_thetas((int)(flags & PIK_BRANCH_MASK), A->theta, th);
-    q_of_thetas(m, th, sol->q_rad);
-    for (i = 0; i < 7; ++i) {
-        in &= pik_within(sol->q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+    int j, in = 1;
+    for (j = 0; j < n; ++j) {
+        q[j] = srs_q_of_theta(m, j0 + j, th[j0 + j]);
+        in &= pik_within(q[j], m->lower_rad[j0 + j], m->upper_rad[j0 + j]);
     }
+    return in;
+}
+
+/* One solution from its joint values and in-limit test, with arm A's checks and singularity. */
+static void srs_fill(const srs_arm *A, uint32_t flags, int in, pik_solution *sol)
+{
     sol->flags = flags | (in ? PIK_FLAG_IN_LIMITS : 0u);
     sol->pos_err_m = A->pos_err;
     sol->rot_err_rad = A->rot_err;
     sol->singularity = srs_singularity(A->s[1], A->s[3], A->s[5]);
 }
 
-/* Emits the GC2 x GC6 solutions of one arm in branch_mask. */
+/* The solution of arm A (checked, with its angles) on the branch of `flags`. */
+static void srs_solution(const pik_srs_model *m, const srs_arm *A, uint32_t flags, pik_solution *sol)
+{
+    pik_real th[7];
+    int in;
+    branch_thetas((int)(flags & PIK_BRANCH_MASK), A->theta, th);
+    in = joints_of(m, th, 0, 3, sol->q_rad);
+    in &= joints_of(m, th, 3, 1, sol->q_rad + 3);
+    in &= joints_of(m, th, 4, 3, sol->q_rad + 4);
+    srs_fill(A, flags, in, sol);
+}
+
+/* Emits the GC2 x GC6 solutions of one arm in branch_mask. A branch's shoulder joints (q1..q3)
+ * depend on GC2 only and its wrist joints (q5..q7) on GC6 only: each half is converted and tested
+ * against the limits once per sign (as srs_solution would, so the values are the same), then
+ * combined. */
 static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_mask, pik_solution_set *out)
 {
-    int a, b;
+    pik_real th_flip[7], shoulder[2][3], wrist[2][3], q4;
+    int a, b, in_shoulder[2], in_wrist[2], in4;
     if (!A->ok) {
         out->rejected += A->n_gc2 * A->n_gc6;
         return;
     }
+    branch_thetas(PIK_FLAG_SRS_GC2_NEG | PIK_FLAG_SRS_GC6_NEG, A->theta, th_flip);
+    in_shoulder[0] = joints_of(m, A->theta, 0, 3, shoulder[0]);
+    in_shoulder[1] = joints_of(m, th_flip, 0, 3, shoulder[1]);
+    in_wrist[0] = joints_of(m, A->theta, 4, 3, wrist[0]);
+    in_wrist[1] = joints_of(m, th_flip, 4, 3, wrist[1]);
+    in4 = joints_of(m, A->theta, 3, 1, &q4);
     for (a = 0; a < 2; ++a) {
         for (b = 0; b < 2; ++b) {
             uint32_t flags = A->flags | (a ? PIK_FLAG_SRS_GC2_NEG : 0u) | (b ? PIK_FLAG_SRS_GC6_NEG : 0u);
             uint32_t base = A->flags & PIK_FLAG_SRS_GC4_NEG;
+            pik_solution *sol;
             if (!(branch_mask & (1u << (flags & PIK_BRANCH_MASK)))) {
                 continue;
             }
@@ -498,7 +526,11 @@ static void emit_srs(const pik_srs_model *m, const srs_arm *A, unsigned branch_m
                 (b && A->n_gc6 == 1 && (branch_mask & (1u << (base | (a ? PIK_FLAG_SRS_GC2_NEG : 0u)))))) {
                 continue;
             }
-            srs_solution(m, A, flags, &out->sol[out->count++]);
+            sol = &out->sol[out->count++];
+            memcpy(sol->q_rad, shoulder[a], sizeof shoulder[a]);
+            sol->q_rad[3] = q4;
+            memcpy(sol->q_rad + 4, wrist[b], sizeof wrist[b]);
+            srs_fill(A, flags, in_shoulder[a] & in4 & in_wrist[b], sol);
         }
     }
 }
