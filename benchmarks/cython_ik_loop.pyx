@@ -18,7 +18,7 @@ def piper_ik_all(const double[:, :, ::1] Ts, double[:, :, ::1] Q_out, int[::1] c
     cdef pik_solution_set sols
     cdef Py_ssize_t i, k, j, n = Ts.shape[0]
     cdef int r, status = PIK_OK
-    if Q_out.shape[0] < n or Q_out.shape[1] < PIK_MAX_SOLUTIONS or Q_out.shape[2] < 6 or count_out.shape[0] < n:
+    if Q_out.shape[0] < n or Q_out.shape[1] < PIK_MAX_CLASS_SOLUTIONS or Q_out.shape[2] < 6 or count_out.shape[0] < n:
         raise ValueError("Q_out: expected shape (n, 8, 6) and count_out (n,)")
     with nogil:
         for r in range(repeats):
@@ -45,7 +45,7 @@ def srs_ik_all(str arm, const double[:, :, ::1] Ts, const double[::1] psi_rad, d
         model = api.iiwa14_model()
     else:
         raise ValueError(f"arm: expected 'nero' or 'iiwa14', got {arm!r}")
-    if Q_out.shape[0] < n or Q_out.shape[1] < PIK_MAX_SOLUTIONS or Q_out.shape[2] < 7 or count_out.shape[0] < n \
+    if Q_out.shape[0] < n or Q_out.shape[1] < PIK_MAX_CLASS_SOLUTIONS or Q_out.shape[2] < 7 or count_out.shape[0] < n \
             or psi_rad.shape[0] < n:
         raise ValueError("Q_out: expected shape (n, 8, 7), count_out and psi_rad (n,)")
     with nogil:

@@ -27,7 +27,8 @@ cdef extern from "piperik/piperik.h" nogil:
     ctypedef double pik_real
 
     enum:
-        PIK_MAX_SOLUTIONS
+        PIK_MAX_SOLUTIONS        # capacity of a pik_solution_set (32 with near-class chains)
+        PIK_MAX_CLASS_SOLUTIONS  # most solutions of a class model (the presets): 8
         PIK_MAX_DOF
         PIK_MAX_PSI_INTERVALS
 

@@ -141,7 +141,7 @@ def test_import_capi_refuses_a_table_of_another_abi(tmp_path, monkeypatch):
     new_capsule = ctypes.pythonapi.PyCapsule_New
     new_capsule.restype, new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
     name = ctypes.c_char_p(b"piperik._core._C_API")
-    for fields, message in (((99, 4096, 8), "C API version 99"), ((1, 4096, 4), "4-byte reals")):
+    for fields, message in (((99, 4096, 8), "C API version 99"), ((piperik._core.CAPI_ABI_VERSION, 4096, 4), "4-byte reals")):
         head = Head(*fields)
         monkeypatch.setattr(piperik._core, "_C_API", new_capsule(ctypes.addressof(head), name, None))
         with pytest.raises(ImportError, match=message):

@@ -119,10 +119,35 @@ def test_near_class_is_polished_to_pinocchio(name, base, tip):
             missed_regular += arm.singularity(q) > 0.05
     sols = arm.solutions(T) if arm.dof == 6 else arm.solutions(T, arm.arm_angle(q))
     assert sols and all(s.flags & flag for s in sols)
-    # Away from singularities every generating configuration comes back; within 0.05 of one the
-    # class model's start can sit outside Newton's basin (measured: <= 0.3 % of random poses).
+    # Away from singularities every generating configuration comes back; next to one (a stretched
+    # iiwa elbow at the pinned arm angle) a few do not (measured on 5,000 poses, three seeds: 0-1 /
+    # 0-1 / 2-4 of PiPER / NERO / iiwa 14; 1-8 / 2-3 / 12-15 before the split starts).
     assert missed_regular == 0
-    assert missed <= 0.005 * n
+    assert missed <= 0.002 * n
+
+
+@pytest.mark.parametrize("name,base,tip,joint,splits", [NEAR[0] + (4, True), NEAR[1] + (5, False), NEAR[2] + (5, True)])
+def test_split_solutions_next_to_a_straight_wrist(name, base, tip, joint, splits):
+    """With the wrist within 0.01 rad of straight the description's solutions split along the wrist
+    pair (q4 / q6 of the PiPER, q5 / q7 of a 7R arm), on the PiPER and the ROS-I iiwa 14 into more
+    than the class model's 8; ik_all returns them, every one exact on the URDF (Pinocchio), and the
+    generating configuration among them. Measured on these 300 poses: 300 / 300 / 297 recovered
+    (PiPER, NERO, iiwa 14; 285 / 300 / 240 before the split starts), at most 10 / 8 / 12 rows."""
+    arm, fk_ref = _build(name, base, tip)
+    rng = np.random.default_rng(17)
+    n, recovered, most = 300, 0, 0
+    for _ in range(n):
+        q = rng.uniform(arm.lower, arm.upper)
+        q[joint] = rng.uniform(-0.01, 0.01)
+        T = fk_ref(q)
+        Q = _all_solutions(arm, T, q)
+        most = max(most, len(Q))
+        assert len(Q) <= piperik._core.MAX_SOLUTIONS
+        for x in Q:
+            assert np.abs(fk_ref(x) - T).max() <= 1e-12
+        recovered += len(Q) > 0 and _wrapped_gap(Q, q).min() <= 1e-9
+    assert (most > 8) == splits
+    assert recovered >= 0.98 * n
 
 
 @pytest.mark.parametrize("name,base,tip", NEAR + EXACT[-2:])

@@ -1279,6 +1279,8 @@ PYBIND11_MODULE(_core, m)
     m.doc() = "piperik C core bindings (use the piperik package, not this module directly)";
     m.attr("__version__") = PIK_VERSION_STRING;
     m.attr("MAX_SOLUTIONS") = PIK_MAX_SOLUTIONS;
+    m.attr("MAX_CLASS_SOLUTIONS") = PIK_MAX_CLASS_SOLUTIONS;
+    m.attr("CAPI_ABI_VERSION") = PIK_CAPI_ABI_VERSION;
     m.attr("ORTHONORMAL_TOL") = PIK_ORTHONORMAL_TOL;
     m.def("check_pose", [](py::handle T_obj) {
               // The core's own pose rules (pik_pose_check), for the Python helpers that take poses:

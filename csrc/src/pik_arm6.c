@@ -746,6 +746,104 @@ static int described_class(const pik_arm6_model *m, const pik_real T[16], const 
     return pik_arm6_ik_ex(dh, T_dh, seed_q_rad, m->chain != 0 ? 0u : options, out);
 }
 
+static void singularity_parts(const pik_arm6_model *m, const pik_real q_rad[6], pik_real *shoulder, pik_real *elbow,
+                              pik_real *wrist);
+
+/* Newton from start onto the chain (allowed the split travel, pik_tool.h; give_up as
+ * pik_chain_polish_split's); adds the result to out when it converges, is new and (only_in_limits)
+ * admissible. Returns the new count. dh: the class model
+ * (branch and singularity of what is added). */
+static int add_split_start(const pik_arm6_model *m, const pik_arm6_model *dh, const pik_real T_flange_pose[16],
+                           int only_in_limits, int give_up, int n, pik_solution_set *out, const pik_real start[6])
+{
+    pik_solution s;
+    int in = 1, admit = 1, j;
+    memcpy(s.q_rad, start, 6 * sizeof(pik_real));
+    if (pik_chain_polish_split(m->chain, T_flange_pose, s.q_rad, 0, 0, give_up, &s.pos_err_m, &s.rot_err_rad) != PIK_OK) {
+        return n;
+    }
+    for (j = 0; j < 6; ++j) {
+        s.q_rad[j] = pik_wrap_pi(s.q_rad[j]);
+        in &= pik_within(s.q_rad[j], m->lower_rad[j], m->upper_rad[j]);
+        admit &= admissible(s.q_rad[j], m->lower_rad[j], m->upper_rad[j]);
+    }
+    for (j = 0; j < n; ++j) {
+        if (pik_same_q(out->sol[j].q_rad, s.q_rad, 6)) {
+            return n;
+        }
+    }
+    if (only_in_limits && !admit) {
+        return n;
+    }
+    s.flags = pik_arm6_branch(dh, s.q_rad) | PIK_FLAG_POLISHED | (in ? PIK_FLAG_IN_LIMITS : 0u);
+    s.singularity = pik_arm6_singularity(dh, s.q_rad);
+    out->sol[n++] = s;
+    return n;
+}
+
+/* The description's split solutions (pik_tool.h) reached from the n polished solutions (and from
+ * those it adds), added to out up to its capacity; returns the new count. Next to a straight wrist the starts turn q4 and
+ * q6 together; with the wrist centre near axis 1 they are the class solutions (same q2, q3) of the
+ * pose T_dh with its wrist centre turned about axis 1, each with its own wrist, so q1 moves along
+ * the continuum and the wrist follows; next to a stretched elbow, where the two elbow solutions of
+ * the class model can polish onto the same one, q3 is moved by +-PIK_CHAIN_SPLIT_ELBOW_RAD and twice
+ * that (one side is the bent elbow's). */
+static int add_split(const pik_arm6_model *m, const pik_arm6_model *dh, const pik_real T_flange_pose[16],
+                     const pik_real T_dh[16], int only_in_limits, int n, pik_solution_set *out)
+{
+    static const int arm_joints[3] = {0, 1, 2}; /* a wrist continuum's family; q2, q3: a shoulder's */
+    int i, k, j;
+    for (i = 0; i < n && n < PIK_MAX_SOLUTIONS; ++i) { /* what the splits add is a source too */
+        pik_real shoulder, elbow, wrist, start[6], q[6];
+        memcpy(q, out->sol[i].q_rad, sizeof q);
+        singularity_parts(dh, q, &shoulder, &elbow, &wrist);
+        if (wrist < PIK_CHAIN_SPLIT_SINGULARITY && !pik_split_family_seen(out, i, arm_joints, 3)) {
+            pik_real sign = pik_chain_pair_sign(m->chain, q, 3, 5, PIK_R(1.0));
+            for (k = 0; k < PIK_CHAIN_SPLIT_STARTS - 1 && n < PIK_MAX_SOLUTIONS; ++k) {
+                if (pik_split_start(out, n, 6, q, 3, 5, sign, k, PIK_CHAIN_SPLIT_STARTS, start)) {
+                    n = add_split_start(m, dh, T_flange_pose, only_in_limits, 0, n, out, start);
+                }
+            }
+        }
+        if (elbow < PIK_CHAIN_SPLIT_SINGULARITY) {
+            /* q2 turns back by the forearm's share of the stretched arm, which keeps the wrist centre */
+            pik_real forearm = pik_sqrt(dh->a3_m * dh->a3_m + dh->d4_m * dh->d4_m), ratio = forearm / (dh->a2_m + forearm);
+            pik_real sign = pik_chain_pair_sign(m->chain, q, 2, 1, ratio);
+            for (k = 0; k < 4 && n < PIK_MAX_SOLUTIONS; ++k) {
+                pik_real d = (k % 2 ? -1 : 1) * (k < 2 ? PIK_CHAIN_SPLIT_ELBOW_RAD : 2 * PIK_CHAIN_SPLIT_ELBOW_RAD);
+                memcpy(start, q, sizeof start);
+                start[2] += d;
+                start[1] += sign * ratio * d;
+                n = add_split_start(m, dh, T_flange_pose, only_in_limits, 0, n, out, start);
+            }
+        }
+        if (shoulder < PIK_CHAIN_SPLIT_SHOULDER && !pik_split_family_seen(out, i, arm_joints + 1, 2)) {
+            for (k = 0; k < PIK_CHAIN_SPLIT_STARTS - 1 && n < PIK_MAX_SOLUTIONS; ++k) {
+                pik_real d = (k % 2 ? -1 : 1) * (pik_real)(k / 2 + 1) * (2 * PIK_PI / PIK_CHAIN_SPLIT_STARTS), sd, cd, T_turned[16], c[3];
+                pik_solution_set turned;
+                pik_sincos_r(d, &sd, &cd);
+                memcpy(T_turned, T_dh, sizeof T_turned);
+                for (j = 0; j < 3; ++j) { /* the wrist centre */
+                    c[j] = T_dh[4 * j + 3] - dh->d6_m * T_dh[4 * j + 2];
+                }
+                T_turned[3] = cd * c[0] - sd * c[1] + dh->d6_m * T_dh[2];
+                T_turned[7] = sd * c[0] + cd * c[1] + dh->d6_m * T_dh[6];
+                if (pik_arm6_ik_ex(dh, T_turned, 0, 0u, &turned) != PIK_OK) {
+                    continue;
+                }
+                for (j = 0; j < turned.count && n < PIK_MAX_SOLUTIONS; ++j) {
+                    const pik_real *x = turned.sol[j].q_rad;
+                    if (pik_fabs(pik_wrap_pi(x[1] - q[1])) <= PIK_CHAIN_SPLIT_SKIP_RAD && pik_fabs(pik_wrap_pi(x[2] - q[2])) <= PIK_CHAIN_SPLIT_SKIP_RAD &&
+                        pik_split_fresh(out, n, 6, x)) {
+                        n = add_split_start(m, dh, T_flange_pose, only_in_limits, 1, n, out, x);
+                    }
+                }
+            }
+        }
+    }
+    return n;
+}
+
 /* An arm with its description's frames or chain: the DH model (without them) solves the pose
  * carried into its own frames, inv(T_base) T inv(T_tool) inv(T_flange); with a chain each solution
  * is then Newton-polished onto the chain's FK of the flange pose T inv(T_tool), its in-limit flag
@@ -755,7 +853,7 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
 {
     pik_arm6_model dh;
     pik_real T_flange_pose[16], T_dh[16];
-    pik_solution cand[PIK_MAX_SOLUTIONS]; /* candidates from the pulled pose */
+    pik_solution cand[PIK_MAX_CLASS_SOLUTIONS]; /* candidates from the pulled pose */
     int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0, status, k, i, n = 0, any_polished = 0, n_cand = 0;
     int edge;
     status = described_class(m, T, seed_q_rad, options, &dh, T_flange_pose, T_dh, out);
@@ -772,7 +870,7 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
         pik_solution_set more;
         pik_pose_pull(T_dh, shoulder, T_pulled);
         if (pik_arm6_ik_ex(&dh, T_pulled, seed_q_rad, 0u, &more) == PIK_OK) {
-            for (k = 0; k < more.count && n_cand < PIK_MAX_SOLUTIONS; ++k) {
+            for (k = 0; k < more.count && n_cand < PIK_MAX_CLASS_SOLUTIONS; ++k) {
                 cand[n_cand++] = more.sol[k];
             }
         }
@@ -780,7 +878,11 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
     for (k = 0; k < out->count + n_cand; ++k) {
         pik_solution s = k < out->count ? out->sol[k] : cand[k - out->count];
         int in = 1, admit = 1, dup = 0;
-        if (pik_chain_polish(m->chain, T_flange_pose, s.q_rad, &s.pos_err_m, &s.rot_err_rad) != PIK_OK) {
+        /* next to a singularity (ik_all-style calls) a start Newton cannot finish within the usual
+         * travel gets the split travel (pik_tool.h): it may sit on a continuum the description splits */
+        if (pik_chain_polish(m->chain, T_flange_pose, s.q_rad, &s.pos_err_m, &s.rot_err_rad) != PIK_OK &&
+            !(seed_q_rad == 0 && s.singularity < PIK_CHAIN_SPLIT_SINGULARITY &&
+              pik_chain_polish_split(m->chain, T_flange_pose, s.q_rad, 0, 0, 0, &s.pos_err_m, &s.rot_err_rad) == PIK_OK)) {
             ++out->unpolished;
             continue;
         }
@@ -798,6 +900,9 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
         }
         s.flags = (s.flags & ~PIK_FLAG_IN_LIMITS) | PIK_FLAG_POLISHED | (in ? PIK_FLAG_IN_LIMITS : 0u);
         out->sol[n++] = s;
+    }
+    if (seed_q_rad == 0) {
+        n = add_split(m, &dh, T_flange_pose, T_dh, only_in_limits, n, out);
     }
     if (edge && seed_q_rad != 0) {
         /* Next to a singularity the chain has solutions no closed-form start reaches: where the wrist
@@ -993,26 +1098,36 @@ uint32_t pik_arm6_branch(const pik_arm6_model *m, const pik_real q_rad[6])
     return b;
 }
 
-pik_real pik_arm6_singularity(const pik_arm6_model *m, const pik_real q_rad[6])
+/* The singularity measures of q: the shoulder's (the wrist centre's distance from axis 1, relative),
+ * the elbow's and the wrist's (|sin t5|), each unclamped. */
+static void singularity_parts(const pik_arm6_model *m, const pik_real q_rad[6], pik_real *shoulder, pik_real *elbow,
+                              pik_real *wrist)
 {
     joint_sc j;
-    pik_real u, v, x1, L, ca, wc_x, wc_y, reach, meas, n2;
-    if (m == 0 || q_rad == 0 || !pik_finite_n(q_rad, 6)) {
-        return 0.0;
-    }
+    pik_real u, v, x1, L, wc_x, wc_y, reach, n2;
     joint_sincos(m, q_rad, &j);
     u = m->a2_m + m->a3_m * j.c[2] + m->d4_m * j.s[2];
     v = m->a3_m * j.s[2] - m->d4_m * j.c[2];
     x1 = m->a1_m + (j.c[1] * u - j.s[1] * v);
     L = pik_sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
-    ca = pik_fabs(j.c[2] * (m->d4_m / L) - j.s[2] * (m->a3_m / L));
+    *elbow = pik_fabs(j.c[2] * (m->d4_m / L) - j.s[2] * (m->a3_m / L));
     wc_x = j.c[0] * x1 - j.s[0] * m->b_m;
     wc_y = j.s[0] * x1 + j.c[0] * m->b_m;
     reach = m->a2_m + L + (pik_fabs(m->a1_m) + pik_fabs(m->b_m));
     /* n: the x1 distance (|wc_xy|^2 = x1^2 + b^2), the wrist centre's distance from axis 1 when b = 0 */
     n2 = wc_x * wc_x + wc_y * wc_y - m->b_m * m->b_m;
-    meas = pik_sqrt(n2 > 0 ? n2 : 0) / reach;
-    meas = ca < meas ? ca : meas;
-    meas = pik_fabs(j.s[4]) < meas ? pik_fabs(j.s[4]) : meas;
+    *shoulder = pik_sqrt(n2 > 0 ? n2 : 0) / reach;
+    *wrist = pik_fabs(j.s[4]);
+}
+
+pik_real pik_arm6_singularity(const pik_arm6_model *m, const pik_real q_rad[6])
+{
+    pik_real shoulder, elbow, wrist, meas;
+    if (m == 0 || q_rad == 0 || !pik_finite_n(q_rad, 6)) {
+        return 0.0;
+    }
+    singularity_parts(m, q_rad, &shoulder, &elbow, &wrist);
+    meas = elbow < shoulder ? elbow : shoulder;
+    meas = wrist < meas ? wrist : meas;
     return meas > 1 ? 1 : meas;
 }

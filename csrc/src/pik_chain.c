@@ -461,8 +461,16 @@ static int factor_step(const zchain *z, const pik_srs_model *g, pik_real psi, pi
  * otherwise: pinned, one arm-angle gradient (four arm-angle evaluations) per solution instead of one
  * per step; unpinned, Newton's first two steps then chord (1e-4 -> 1e-8 -> 1e-14 -> 1e-16). */
 static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, const pik_srs_model *g, pik_real psi,
-                  pik_real *pos_err, pik_real *rot_err)
+                  int split, pik_real *pos_err, pik_real *rot_err)
 {
+    /* split (pik_tool.h): a start on a singular continuum, far from the solution it may reach: it
+     * may travel PIK_CHAIN_SPLIT_TRAVEL_RAD. split 2 also gives up after PIK_CHAIN_SPLIT_STALLS
+     * steps in a row that cannot cut the residual: a failing start then costs a few steps instead
+     * of the full count, but a start on a straight wrist's continuum can need such a stretch
+     * before it converges (measured: 3 of 5,000 PiPER URDF poses missed instead of 1), so only the
+     * starts that begin exact on the class model (pik_arm6.c's shoulder) take it. */
+    const pik_real max_travel = split ? PIK_CHAIN_SPLIT_TRAVEL_RAD : PIK_CHAIN_MAX_TRAVEL_RAD;
+    int stalls = 0;
     pik_real R_t[9], p_t[3], q[PIK_CHAIN_MAX_JOINTS], e[7], J[6 * PIK_CHAIN_MAX_JOINTS];
     pik_real A[49], dq[PIK_CHAIN_MAX_JOINTS], ep = PIK_HUGE, er = PIK_HUGE, eg = 0, travel;
     zchain z;
@@ -541,7 +549,8 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, co
                     break;
                 }
             }
-            if (!pin_ok) {
+            stalls = after < before ? 0 : stalls + 1;
+            if (!pin_ok || (split == 2 && stalls >= PIK_CHAIN_SPLIT_STALLS)) {
                 return PIK_UNREACHABLE;
             }
             memcpy(q, q_try, sizeof(pik_real) * (size_t)n);
@@ -559,7 +568,7 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, co
         travel = d > travel ? d : travel;
     }
     if (!(ep <= PIK_CHAIN_ACCEPT_TOL && er <= PIK_CHAIN_ACCEPT_TOL && pik_fabs(eg) <= PIK_CHAIN_ACCEPT_TOL) ||
-        !(travel <= PIK_CHAIN_MAX_TRAVEL_RAD)) {
+        !(travel <= max_travel)) {
         return PIK_UNREACHABLE;
     }
     memcpy(q_rad, q, sizeof(pik_real) * (size_t)n);
@@ -574,7 +583,7 @@ static int polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, co
 
 int pik_chain_polish(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, pik_real *pos_err, pik_real *rot_err)
 {
-    return polish(ch, T, q_rad, 0, 0, pos_err, rot_err);
+    return polish(ch, T, q_rad, 0, 0, 0, pos_err, rot_err);
 }
 
 int pik_chain_polish_at_arm_angle(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, const pik_srs_model *m,
@@ -583,7 +592,31 @@ int pik_chain_polish_at_arm_angle(const pik_chain *ch, const pik_real T[16], pik
     if (m == 0) {
         return PIK_ERR_NULL;
     }
-    return polish(ch, T, q_rad, m, psi_rad, pos_err, rot_err);
+    return polish(ch, T, q_rad, m, psi_rad, 0, pos_err, rot_err);
+}
+
+int pik_chain_polish_split(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, const pik_srs_model *m,
+                           pik_real psi_rad, int give_up, pik_real *pos_err, pik_real *rot_err)
+{
+    return polish(ch, T, q_rad, m, psi_rad, give_up ? 2 : 1, pos_err, rot_err);
+}
+
+pik_real pik_chain_pair_sign(const pik_chain *ch, const pik_real *q_rad, int ja, int jc, pik_real ratio)
+{
+    pik_real q[PIK_CHAIN_MAX_JOINTS], T0[16], Tp[16], Tm[16], dp = 0, dm = 0;
+    int i, n = ch->n_joints;
+    memcpy(q, q_rad, sizeof(pik_real) * (size_t)n);
+    pik_chain_fk(ch, q, T0);
+    q[ja] += PIK_CHAIN_PAIR_PROBE_RAD;
+    q[jc] += ratio * PIK_CHAIN_PAIR_PROBE_RAD;
+    pik_chain_fk(ch, q, Tp);
+    q[jc] -= 2 * ratio * PIK_CHAIN_PAIR_PROBE_RAD;
+    pik_chain_fk(ch, q, Tm);
+    for (i = 0; i < 12; ++i) { /* rotation and translation rows: the tip's change either way */
+        dp += pik_fabs(Tp[i] - T0[i]);
+        dm += pik_fabs(Tm[i] - T0[i]);
+    }
+    return dp < dm ? PIK_R(1.0) : PIK_R(-1.0);
 }
 
 #else /* PIK_CHAIN == 0 */
@@ -609,6 +642,23 @@ int pik_chain_polish_at_arm_angle(const pik_chain *ch, const pik_real T[16], pik
     (void)pos_err;
     (void)rot_err;
     return PIK_ERR_BAD_MODEL;
+}
+
+int pik_chain_polish_split(const pik_chain *ch, const pik_real T[16], pik_real *q_rad, const pik_srs_model *m,
+                           pik_real psi_rad, int give_up, pik_real *pos_err, pik_real *rot_err)
+{
+    (void)give_up;
+    return pik_chain_polish_at_arm_angle(ch, T, q_rad, m, psi_rad, pos_err, rot_err);
+}
+
+pik_real pik_chain_pair_sign(const pik_chain *ch, const pik_real *q_rad, int ja, int jc, pik_real ratio)
+{
+    (void)ch;
+    (void)q_rad;
+    (void)ja;
+    (void)jc;
+    (void)ratio;
+    return PIK_R(1.0);
 }
 
 #endif /* PIK_CHAIN */

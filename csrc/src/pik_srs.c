@@ -628,28 +628,114 @@ int pik_srs_polish(const pik_srs_model *m, const pik_real T[16], pik_real q[7], 
     return PIK_OK;
 }
 
-/* Polishes every solution of a set (dropping, and counting, those that do not converge). */
-static int polish_set(const pik_srs_model *m, const pik_real T[16], pik_solution_set *out)
+/* Newton from q (in place) onto the chain at arm angle psi, allowed the split travel (pik_tool.h). */
+static int polish_split(const pik_srs_model *m, const pik_real T[16], pik_real q[7], pik_real psi, pik_real *pos_err,
+                        pik_real *rot_err)
 {
-    int k, i, j, n = 0;
+    pik_real R[9], p[3], Tf[16];
+    int st = pik_pose_check(T, R, p, 0), i;
+    if (st != PIK_OK) {
+        return st;
+    }
+    if (pik_tool_present(m->T_tool)) {
+        pik_tool_strip(m->T_tool, R, p);
+    }
+    pik_frame_pack(R, p, Tf);
+    st = pik_chain_polish_split(m->chain, Tf, q, m, psi, 0, pos_err, rot_err);
+    if (st == PIK_OK) {
+        for (i = 0; i < 7; ++i) {
+            q[i] = pik_wrap_pi(q[i]);
+        }
+    }
+    return st;
+}
+
+/* Adds polished solution s to the first n of out when it is new and on a branch of branch_mask;
+ * returns the new count. */
+static int add_polished(const pik_srs_model *m, pik_solution s, unsigned branch_mask, int n, pik_solution_set *out)
+{
+    int i, in = 1;
+    for (i = 0; i < n; ++i) {
+        if (pik_same_q(out->sol[i].q_rad, s.q_rad, 7)) {
+            return n;
+        }
+    }
+    if (!(branch_mask & (1u << pik_srs_branch(m, s.q_rad)))) {
+        return n;
+    }
+    for (i = 0; i < 7; ++i) {
+        in &= pik_within(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
+    }
+    s.flags = (s.flags & ~PIK_FLAG_IN_LIMITS) | PIK_FLAG_POLISHED | (in ? PIK_FLAG_IN_LIMITS : 0u);
+    out->sol[n++] = s;
+    return n;
+}
+
+/* The description's split solutions at psi (pik_tool.h) reached from the n polished solutions (and
+ * from those it adds), added to out up to its capacity; returns the new count. Next to an aligned shoulder
+ * (t2 near 0 or pi) the starts turn q1 and q3 together, next to an aligned wrist q5 and q7; next to
+ * a stretched elbow q4 moves by +-PIK_CHAIN_SPLIT_ELBOW_RAD and twice that. */
+static int add_split(const pik_srs_model *m, const pik_real T[16], pik_real psi, unsigned branch_mask, int n,
+                     pik_solution_set *out)
+{
+    static const int pair_a[2] = {0, 4}, pair_c[2] = {2, 6};
+    static const int family[2][4] = {{3, 4, 5, 6}, {0, 1, 2, 3}}; /* the joints a pair's turn leaves */
+    int i, k, pair;
+    for (i = 0; i < n && n < PIK_MAX_SOLUTIONS; ++i) { /* what the splits add is a source too */
+        pik_real q[7];
+        memcpy(q, out->sol[i].q_rad, sizeof q);
+        for (pair = 0; pair < 3; ++pair) {
+            int mid = pair == 2 ? 3 : pair_a[pair] + 1;
+            pik_real sign = 1, s_mid, c_mid;
+            pik_sincos_r(srs_theta_of_q(m, mid, q[mid]), &s_mid, &c_mid);
+            if (!(pik_fabs(s_mid) < PIK_CHAIN_SPLIT_SINGULARITY) ||
+                (pair < 2 && pik_split_family_seen(out, i, family[pair], 4))) {
+                continue;
+            }
+            if (pair < 2) {
+                sign = pik_chain_pair_sign(m->chain, q, pair_a[pair], pair_c[pair], PIK_R(1.0));
+            }
+            for (k = 0; k < (pair < 2 ? PIK_CHAIN_SPLIT_STARTS_7R - 1 : 4) && n < PIK_MAX_SOLUTIONS; ++k) {
+                pik_solution s = out->sol[i];
+                if (pair < 2) {
+                    if (!pik_split_start(out, n, 7, q, pair_a[pair], pair_c[pair], sign, k, PIK_CHAIN_SPLIT_STARTS_7R, s.q_rad)) {
+                        continue;
+                    }
+                } else {
+                    s.q_rad[3] += (k % 2 ? -1 : 1) * (k < 2 ? PIK_CHAIN_SPLIT_ELBOW_RAD : 2 * PIK_CHAIN_SPLIT_ELBOW_RAD);
+                }
+                if (polish_split(m, T, s.q_rad, psi, &s.pos_err_m, &s.rot_err_rad) == PIK_OK) {
+                    n = add_polished(m, s, branch_mask, n, out);
+                }
+            }
+        }
+    }
+    return n;
+}
+
+/* Polishes every solution of a set (dropping, and counting, those that do not converge); without a
+ * seed, next to a singularity, also the split solutions (pik_tool.h). */
+static int polish_set(const pik_srs_model *m, const pik_real T[16], pik_real psi, const pik_real *seed_q_rad,
+                      unsigned branch_mask, pik_solution_set *out)
+{
+    int k, n = 0;
     for (k = 0; k < out->count; ++k) {
         pik_solution s = out->sol[k];
-        int in = 1, dup = 0;
+        pik_real q_class[7];
+        memcpy(q_class, s.q_rad, sizeof q_class);
         if (pik_srs_polish(m, T, s.q_rad, 1, &s.pos_err_m, &s.rot_err_rad) != PIK_OK) {
-            ++out->unpolished;
-            continue;
+            /* as in the 6R polish (pik_arm6.c): the split travel next to a singularity */
+            memcpy(s.q_rad, q_class, sizeof q_class);
+            if (!(seed_q_rad == 0 && s.singularity < PIK_CHAIN_SPLIT_SINGULARITY &&
+                  polish_split(m, T, s.q_rad, psi, &s.pos_err_m, &s.rot_err_rad) == PIK_OK)) {
+                ++out->unpolished;
+                continue;
+            }
         }
-        for (i = 0; i < 7; ++i) {
-            in &= pik_within(s.q_rad[i], m->lower_rad[i], m->upper_rad[i]);
-        }
-        for (j = 0; j < n && !dup; ++j) {
-            dup = pik_same_q(out->sol[j].q_rad, s.q_rad, 7);
-        }
-        if (dup) {
-            continue;
-        }
-        s.flags = (s.flags & ~PIK_FLAG_IN_LIMITS) | PIK_FLAG_POLISHED | (in ? PIK_FLAG_IN_LIMITS : 0u);
-        out->sol[n++] = s;
+        n = add_polished(m, s, 0xFFu, n, out);
+    }
+    if (seed_q_rad == 0) {
+        n = add_split(m, T, psi, branch_mask, n, out);
     }
     out->count = n;
     return n > 0 ? PIK_OK : PIK_UNREACHABLE;
@@ -692,12 +778,12 @@ int pik_srs_ik(const pik_srs_model *m, const pik_real T[16], pik_real psi_rad, c
         pik_pose_pull(T, shoulder, T_pulled);
         if (pik_srs_prepare_pose(m, T_pulled, &P) == PIK_OK &&
             solve_at_psi(m, &P, psi_rad, seed_q_rad, branch_mask & 0xFFu, &more) == PIK_OK) {
-            for (k = 0; k < more.count && out->count < PIK_MAX_SOLUTIONS; ++k) {
+            for (k = 0; k < more.count && out->count < PIK_MAX_CLASS_SOLUTIONS; ++k) {
                 out->sol[out->count++] = more.sol[k];
             }
         }
     }
-    return polish_set(m, T, out);
+    return polish_set(m, T, psi_rad, seed_q_rad, branch_mask & 0xFFu, out);
 }
 
 void pik_srs_shoulder_point(const pik_srs_model *m, pik_real s[3])

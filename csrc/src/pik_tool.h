@@ -9,6 +9,7 @@
 
 #include "pik_math.h"
 
+#include "piperik/pik_chain.h"
 #include "piperik/pik_pose.h"
 #include "piperik/pik_types.h"
 #include "piperik/pik_status.h"
@@ -147,6 +148,102 @@ static inline int pik_set_near_edge(const pik_solution_set *set)
         }
     }
     return set->count == 0;
+}
+
+/*
+ * Split solutions. Next to a singularity where two joint axes nearly align (a straight 6R wrist, q4
+ * and q6; a 7R shoulder or wrist, q1 / q3 or q5 / q7), the class model has a continuum of solutions
+ * along the turn the two joints share, and the description has separate solutions spread along it
+ * (measured 0.08-2.7 rad apart, up to 12 in all on AgileX's PiPER URDF): Newton from the class
+ * solution reaches one of them. So every solution found within PIK_CHAIN_SPLIT_SINGULARITY of such
+ * a singularity (the ones this adds included) also starts Newton from PIK_CHAIN_SPLIT_STARTS - 1
+ * points spread over the turn, once per continuum, skipping those within PIK_CHAIN_SPLIT_SKIP_RAD
+ * of a solution already found, and lets it travel up to PIK_CHAIN_SPLIT_TRAVEL_RAD. A 6R wrist
+ * centre near axis 1 starts from the class solutions of the pose with its wrist centre turned
+ * about axis 1 by +- pi/8, +- pi/4, ..., pi; a stretched elbow from small elbow steps (pik_arm6.c,
+ * pik_srs.c). A class solution whose usual polish fails there gets the longer travel too.
+ * Only calls without a seed do this (ik_all; a 6R selection without q_current): a seed gives the
+ * solution continuous with it, and a control loop keeps its cost. Measured on AgileX's PiPER and
+ * NERO URDFs and the ROS-I iiwa 14 (5,000 random configurations, three seeds): the generating
+ * configuration is missed on 0-1 / 0-1 / 2-4 poses (8 / 2 / 15 before); a call costs a median of
+ * 12 / 22 / 29 us as before, up to 0.2-0.3 ms at the 99th percentile and ~2.5 ms at worst.
+ */
+#define PIK_CHAIN_SPLIT_SINGULARITY PIK_R(0.02)
+/* ... and for a 6R wrist centre near axis 1 (its distance over the reach): measured splits only
+ * within 0.1 mm of the axis, comparable to a near-class description's own deviation */
+#define PIK_CHAIN_SPLIT_SHOULDER PIK_R(2e-3)
+#define PIK_CHAIN_SPLIT_STARTS 16
+/* ... per turn of a 7R pair: the arm-angle pin makes each polish dearer */
+#define PIK_CHAIN_SPLIT_STARTS_7R 8
+#define PIK_CHAIN_SPLIT_SKIP_RAD PIK_R(0.25)
+/* Two solutions whose other joints agree this closely lie on one continuum (next to a stretched
+ * elbow two continua are only ~0.02 rad apart) */
+#define PIK_CHAIN_SPLIT_FAMILY_RAD PIK_R(0.005)
+#define PIK_CHAIN_SPLIT_TRAVEL_RAD PIK_R(3.5)
+#define PIK_CHAIN_SPLIT_STALLS 3
+/* Step of q3 from a 6R solution next to a stretched elbow, q2 following so that the wrist centre
+ * stays (pik_arm6.c) */
+#define PIK_CHAIN_SPLIT_ELBOW_RAD PIK_R(0.05)
+/* Joint step that tells which way a pair turns together (pik_chain_pair_sign) */
+#define PIK_CHAIN_PAIR_PROBE_RAD PIK_R(0.01)
+
+/* pik_chain_polish (model NULL) or pik_chain_polish_at_arm_angle allowed PIK_CHAIN_SPLIT_TRAVEL_RAD;
+ * give_up: stop after PIK_CHAIN_SPLIT_STALLS steps in a row that cannot cut the residual
+ * (pik_chain.c). */
+int pik_chain_polish_split(const pik_chain *chain, const pik_real T[16], pik_real *q_rad, const struct pik_srs_model *model,
+                           pik_real psi_rad, int give_up, pik_real *pos_err, pik_real *rot_err);
+/* +1 or -1: the s for which moving joints ja and jc by (d, s ratio d) moves the chain's tip least at
+ * q (ratio 1: the pair's shared turn next to their alignment). pik_chain.c. */
+pik_real pik_chain_pair_sign(const pik_chain *chain, const pik_real *q_rad, int ja, int jc, pik_real ratio);
+
+/* 0 when one of the set's first n solutions lies within PIK_CHAIN_SPLIT_SKIP_RAD of q (no new
+ * solution to expect from a start there). */
+static inline int pik_split_fresh(const pik_solution_set *set, int n, int dof, const pik_real *q)
+{
+    int i, j;
+    for (j = 0; j < n; ++j) {
+        int near = 1;
+        for (i = 0; i < dof && near; ++i) {
+            near = pik_fabs(pik_wrap_pi(set->sol[j].q_rad[i] - q[i])) <= PIK_CHAIN_SPLIT_SKIP_RAD;
+        }
+        if (near) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* 1 when one of the set's solutions before i agrees with solution i on the nj joints listed (within
+ * PIK_CHAIN_SPLIT_FAMILY_RAD): the same continuum, whose starts were already tried. */
+static inline int pik_split_family_seen(const pik_solution_set *set, int i, const int *joints, int nj)
+{
+    int j, k;
+    for (j = 0; j < i; ++j) {
+        int same = 1;
+        for (k = 0; k < nj && same; ++k) {
+            same = pik_fabs(pik_wrap_pi(set->sol[j].q_rad[joints[k]] - set->sol[i].q_rad[joints[k]])) <= PIK_CHAIN_SPLIT_FAMILY_RAD;
+        }
+        if (same) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Start k (0 .. per_turn - 2) from q along pair (ja, jc): q[ja] + d, q[jc] + sign d with
+ * d = (k + 1) 2 pi / per_turn. Returns 0 when one of the set's first n solutions
+ * lies within PIK_CHAIN_SPLIT_SKIP_RAD of it. */
+static inline int pik_split_start(const pik_solution_set *set, int n, int dof, const pik_real *q, int ja, int jc,
+                                  pik_real sign, int k, int per_turn, pik_real *start)
+{
+    int i;
+    pik_real d = (pik_real)(k + 1) * (2 * PIK_PI / (pik_real)per_turn);
+    for (i = 0; i < dof; ++i) {
+        start[i] = q[i];
+    }
+    start[ja] = pik_wrap_pi(start[ja] + d);
+    start[jc] = pik_wrap_pi(start[jc] + sign * d);
+    return pik_split_fresh(set, n, dof, start);
 }
 
 static inline void pik_pose_pull(const pik_real T[16], const pik_real s[3], pik_real T_out[16])

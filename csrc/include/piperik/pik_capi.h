@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define PIK_CAPI_ABI_VERSION 1
+#define PIK_CAPI_ABI_VERSION 2 /* 2: pik_solution_set holds PIK_MAX_SOLUTIONS = 16 */
 #define PIK_CAPI_CAPSULE_NAME "piperik._core._C_API"
 
 typedef struct pik_capi {
