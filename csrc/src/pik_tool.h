@@ -154,7 +154,7 @@ static inline int pik_set_near_edge(const pik_solution_set *set)
  * Split solutions. Next to a singularity where two joint axes nearly align (a straight 6R wrist, q4
  * and q6; a 7R shoulder or wrist, q1 / q3 or q5 / q7), the class model has a continuum of solutions
  * along the turn the two joints share, and the description has separate solutions spread along it
- * (measured 0.08-2.7 rad apart, up to 12 in all on AgileX's PiPER URDF): Newton from the class
+ * (measured 0.08-2.7 rad apart, up to 10 in all on AgileX's PiPER URDF): Newton from the class
  * solution reaches one of them. So every solution found within PIK_CHAIN_SPLIT_SINGULARITY of such
  * a singularity (the ones this adds included) also starts Newton from PIK_CHAIN_SPLIT_STARTS - 1
  * points spread over the turn, once per continuum, skipping those within PIK_CHAIN_SPLIT_SKIP_RAD
@@ -165,8 +165,9 @@ static inline int pik_set_near_edge(const pik_solution_set *set)
  * Only calls without a seed do this (ik_all; a 6R selection without q_current): a seed gives the
  * solution continuous with it, and a control loop keeps its cost. Measured on AgileX's PiPER and
  * NERO URDFs and the ROS-I iiwa 14 (5,000 random configurations, three seeds): the generating
- * configuration is missed on 0-1 / 0-1 / 2-4 poses (8 / 2 / 15 before); a call costs a median of
- * 12 / 22 / 29 us as before, up to 0.2-0.3 ms at the 99th percentile and ~2.5 ms at worst.
+ * configuration is missed on 0-1 / 0-1 / 2-4 poses (1-8 / 2-3 / 12-15 before); a call costs a
+ * median of 12 / 21 / 29 us as before, 0.15-0.34 ms at the 99th percentile, 1.5-3.4 ms at worst
+ * (0.4-0.6 ms before).
  */
 #define PIK_CHAIN_SPLIT_SINGULARITY PIK_R(0.02)
 /* ... and for a 6R wrist centre near axis 1 (its distance over the reach): measured splits only

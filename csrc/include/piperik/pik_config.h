@@ -93,9 +93,9 @@ typedef double pik_real;
 #define PIK_MAX_CLASS_SOLUTIONS 8
 /* Capacity of a solution set. A near-class description (PIK_CHAIN) can have more solutions than its
  * class model next to a singularity, where the class model's continuum of solutions (q4 / q6 of a
- * straight 6R wrist, q1 / q3 or q5 / q7 of a 7R arm) splits into separate ones: measured up to 12
- * on AgileX's PiPER URDF and 18 at one arm angle on the ROS-Industrial iiwa 14 (15,000 random
- * configurations each). Without chains, the class models' 8. */
+ * straight 6R wrist, q1 / q3 or q5 / q7 of a 7R arm) splits into separate ones: measured up to 10
+ * on AgileX's PiPER URDF and 16 at one arm angle on its NERO URDF (15,000 random configurations
+ * each, benchmarks/bench_recovery.py). Without chains, the class models' 8. */
 #if PIK_CHAIN
 #define PIK_MAX_SOLUTIONS 32
 #else
