@@ -1451,8 +1451,10 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
     branch_thetas(b, rep_b, tb);
     /* The joints in turn from the one that pruned the last cell: the cells of a window are alike
      * (next to a wrist singularity t5's term alone prunes most of them), so the sum reaches the best
-     * after one term instead of five. The order changes nothing else: every joint is tested unless
-     * the cell is pruned or infeasible, either of which ends it. */
+     * after one term instead of five. A cell that is pruned or infeasible ends either way (both
+     * return 0); a cell that is neither gets every term, and its bound differs from the joint order's
+     * sum only by rounding (the 200 footprint poses choose bit-identically). Without q_current no
+     * term prunes and the order stays 0..6. */
     for (i = 0; i < 7; ++i) {
         const int jj = (S->prune_joint + i) % 7;
         pik_real sweep, w = o->weights ? o->weights[jj] : 1, mid_t, qm;
