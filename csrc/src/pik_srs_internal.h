@@ -174,7 +174,8 @@ static inline int in_exclusion(const srs_lin_arm *L, pik_real psi)
 #define SRS_MAX_BREAKS 46
 
 /* Each joint's limits as an arc of its angle t: from (cos, sin) of `from` counter-clockwise by
- * `width` = upper - lower (a negative sign reverses q, so the arc starts at t(upper)). */
+ * `width` = upper - lower (a negative sign reverses q, so the arc starts at t(upper)). Joints of the
+ * six slots only: entry 3 (the elbow, fixed by the pose and checked on its own) is not set. */
 typedef struct srs_limit_arcs {
     pik_real from_c[7], from_s[7], to_c[7], to_s[7], width[7];
 } srs_limit_arcs;

@@ -173,11 +173,8 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
         pik_sincos_r(centre, &sc, &cc);
     }
     br[nb++] = -PIK_PI;
-    br[nb++] = PIK_PI; /* before the roots, not appended after the sort: pik_wrap_pi may round a root
-                        * a hair past pi, which must then sort after it */
     if (tag) {
         tag[0] = SRS_TAG_OTHER;
-        tag[1] = SRS_TAG_OTHER;
     }
     for (k = 0; k < 6; ++k) {
         int joint = srs_joint_of(k);
@@ -256,6 +253,12 @@ static int arm_breaks(const pik_srs_model *m, const srs_lin_arm *L, int stationa
             br[nb++] = r;
         }
     }
+    /* pi last, but before the sort: pik_wrap_pi may round a root a hair past pi, which must then sort
+     * after it. Appended (not first beside -pi), the insertion sort does not move it past every root. */
+    if (tag) {
+        tag[nb] = SRS_TAG_OTHER;
+    }
+    br[nb++] = PIK_PI;
     pik_srs_sort_reals(br, tag, nb);
     return nb;
 }
@@ -358,6 +361,9 @@ void pik_srs_limit_arcs(const pik_srs_model *m, srs_limit_arcs *A)
     int j;
     for (j = 0; j < 7; ++j) {
         pik_real lo = m->lower_rad[j], hi = m->upper_rad[j];
+        if (j == 3) {
+            continue; /* the elbow: t4 is fixed by the pose, checked on its own (no slot, no arc) */
+        }
         pik_sincos_r(srs_theta_of_q(m, j, m->sign[j] > 0 ? lo : hi), &A->from_s[j], &A->from_c[j]);
         pik_sincos_r(srs_theta_of_q(m, j, m->sign[j] > 0 ? hi : lo), &A->to_s[j], &A->to_c[j]);
         A->width[j] = hi - lo;
@@ -379,6 +385,12 @@ static inline int on_arc(const srs_limit_arcs *A, int j, pik_real c, pik_real s)
     return from >= 0 || to <= 0; /* not strictly inside the complement arc (narrower than pi) */
 }
 
+/* The index of the lowest set bit of a 6-bit slot mask (entry 0 unused): most cells re-evaluate
+ * one slot, so the loop below visits only the dirty ones instead of every slot up to the highest. */
+static const unsigned char k_lowest_slot[64] = {
+    0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0, 4, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0,
+    5, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0, 4, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0};
+
 /* arm_feasible_at without the arm evaluation, for the joint slots in `dirty` (bit i: slot i): (cos,
  * sin) of each straight from its entry of R03(psi) / R47(psi) (L), tested against the limit arcs on
  * the representative and on the flipped sign (GC2 or GC6 negative: t1, t3 (t5, t7) + pi negate both;
@@ -392,11 +404,9 @@ static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_rea
     unsigned bits;
     int i;
     pik_sincos_r(psi, &sp, &cp);
-    for (i = 0, bits = dirty & 0x3Fu; bits != 0; ++i, bits >>= 1) { /* up to the highest dirty slot */
+    for (bits = dirty & 0x3Fu; bits != 0; bits &= bits - 1u) { /* the dirty slots, lowest first */
         pik_real c, sn, d;
-        if (!(bits & 1u)) {
-            continue;
-        }
+        i = k_lowest_slot[bits];
         d = lin_eval(L->d[i], sp, cp);
         if (SRS_IS_COS(i)) { /* t = acos(d) in [0, pi] */
             d = d > 1 ? 1 : (d < -1 ? -1 : d);
