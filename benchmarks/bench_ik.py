@@ -18,7 +18,9 @@ Rows, NERO and iiwa 14 (7-DOF):
   C core feasible pik_srs_feasible_arm_angles: closed-form in-limit arm-angle intervals
   C core select   pik_srs_select: psi and branch nearest q_current (q_current = the pose's own
                   solution + 0.01 rad, as in a control loop)
-  Python ik_all(T, psi), feasible_arm_angles(T), ik(T, q_current) per call; ik_batch per pose
+  Python ik_all(T, psi), feasible_arm_angles(T), ik(T, q_current) per call; ik_batch per pose;
+                  ik(T, q_current) again with q_current up to 0.3 rad per joint from the pose's
+                  solution (a jump) and with q_current random in the limits (unrelated)
   Pinocchio DLS   as above, on the same poses
 Tools and near-class descriptions: the preset against the same arm with a tool (flange -> TCP), and
   against a URDF only near the class (piperik.from_urdf: each solution polished onto the file's own
@@ -197,6 +199,14 @@ def bench_srs(arm, n: int, repeats: int, n_dls: int, seed: int) -> None:
         batch.append((time.perf_counter_ns() - t0) / n)
     print(row(f"Python ik_batch({n} poses), per pose", statistics.median(batch), None, max(batch),
               "chooses psi per pose, GIL released"))
+    # The global nearest's cost grows with the distance to q_current (its bounds prune less): a jump
+    # to a new target, or a first call from an unrelated configuration, is not a control-loop step.
+    Qc_jump = np.clip(Q + rng.uniform(-0.3, 0.3, (n, 7)), arm.lower, arm.upper)
+    Qc_random = rng.uniform(arm.lower, arm.upper, (n, 7))
+    for label, Qc_far in (("within 0.3 rad per joint", Qc_jump), ("random in limits", Qc_random)):
+        samples = per_call_ns(arm.ik, list(zip(Ts, Qc_far)), max(1, repeats // 2))
+        print(row(f"Python ik(T, q_current), q_current {label}", np.median(samples), np.percentile(samples, 99),
+                  samples.max(), f"mean {samples.mean() / 1000:.2f} us"))
     for line in pinocchio_rows(arm, Ts, n_dls):
         print(line)
 

@@ -109,6 +109,7 @@ static void stat_print(const bench_stat *b)
 
 static pik_real T6[BENCH_POSES][16], Q6[BENCH_POSES][6], C6[BENCH_POSES][6];
 static pik_real T7[BENCH_POSES][16], Q7[BENCH_POSES][7], C7[BENCH_POSES][7], PSI7[BENCH_POSES];
+static pik_real F7[BENCH_POSES][7]; /* q_current unrelated to the pose: random in the limits */
 
 /* Paints the free stack below main's stack pointer inline (no call: nothing else runs below it,
  * and interrupts are off), times the call, then measures how deep it went. */
@@ -133,7 +134,7 @@ int main(void)
     bench_stat b_fk = {"pik_arm6_fk", 0, 0, 0, 0}, b_ik = {"pik_arm6_ik", 0, 0, 0, 0};
     bench_stat b_sel = {"pik_arm6_ik_ex+pik_select", 0, 0, 0, 0}, b_empty = {"empty", 0, 0, 0, 0};
     bench_stat b_srs = {"pik_srs_ik", 0, 0, 0, 0}, b_srs_sel = {"pik_srs_select", 0, 0, 0, 0};
-    bench_stat b_srs_ws = {"pik_srs_select_ws", 0, 0, 0, 0};
+    bench_stat b_srs_ws = {"pik_srs_select_ws", 0, 0, 0, 0}, b_srs_far = {"pik_srs_select_ws_far", 0, 0, 0, 0};
     static pik_srs_workspace ws; /* caller-owned: off the stack */
     int i, j, bad = 0;
     pik_systick_start();
@@ -152,6 +153,12 @@ int main(void)
         }
         pik_srs_fk(iiwa, Q7[i], T7[i]);
         pik_srs_arm_angle(iiwa, Q7[i], &PSI7[i]);
+    }
+    /* drawn after the rest, so the other rows keep their poses */
+    for (i = 0; i < BENCH_POSES; ++i) {
+        for (j = 0; j < 7; ++j) {
+            F7[i][j] = (pik_real)rng_uniform(iiwa->lower_rad[j], iiwa->upper_rad[j]);
+        }
     }
     for (i = 0; i < BENCH_POSES; ++i) {
         pik_real T[16], psi;
@@ -173,6 +180,9 @@ int main(void)
         psi = 0;
         TIMED(b_srs_ws, st = pik_srs_select_ws(iiwa, T7[i], C7[i], PIK_PSI_NEAREST, &psi, 0, &sel, &ws));
         bad += st != PIK_OK;
+        psi = 0;
+        TIMED(b_srs_far, st = pik_srs_select_ws(iiwa, T7[i], F7[i], PIK_PSI_NEAREST, &psi, 0, &sel, &ws));
+        bad += st != PIK_OK;
     }
     CHECK(bad == 0, "%d benchmark calls failed", bad);
     stat_print(&b_empty);
@@ -182,6 +192,7 @@ int main(void)
     stat_print(&b_srs);
     stat_print(&b_srs_sel);
     stat_print(&b_srs_ws);
+    stat_print(&b_srs_far);
     CHECK(b_ik.calls == BENCH_POSES && b_ik.max > b_ik.sum / b_ik.calls * 0.5, "no measurement");
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail == 0 ? 0 : 1;
