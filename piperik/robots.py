@@ -321,6 +321,13 @@ def _wrap(angle: float) -> float:
     return float((angle + np.pi) % (2 * np.pi) - np.pi)
 
 
+def _forwards(method):
+    """Marks a method whose body only passes its arguments, under the same names, to the compiled
+    model's method of the same name: :meth:`_Arm._set_arm` binds that one straight onto the instance."""
+    method._forwards_to_core = True
+    return method
+
+
 class _Arm:
     """What every arm class shares: the compiled model (``_arm``), its per-instance read-only joint
     and timing limits, the tool (flange -> TCP), forward kinematics and the singularity measure.
@@ -347,6 +354,14 @@ class _Arm:
         if tool_T is not None:
             arm = arm.with_tool(tool_T)
         self._arm = arm
+        # The methods that only forward (@_forwards) are bound straight to the compiled model on the
+        # instance, unless a subclass overrides them: a call then runs no Python frame, which was
+        # 10-20 % of an ik_all call (issue 10). The class's methods stay for help() and the docs;
+        # with_tool's copy gets its own model's methods here.
+        cls = type(self)
+        for name in dir(cls):
+            if getattr(getattr(cls, name, None), "_forwards_to_core", False):
+                setattr(self, name, getattr(arm, name))
         self.name = arm.name
         #: joint limits [rad], shape (dof,); per instance and read-only (the solver uses its own copy)
         self.lower: np.ndarray = _readonly(arm.lower)
@@ -388,10 +403,12 @@ class _Arm:
         T_flange."""
         return self._arm.geometry
 
+    @_forwards
     def fk(self, q) -> np.ndarray:
         """Flange (or, with a tool, TCP) pose(s): q (dof,) -> (4, 4); (N, dof) -> (N, 4, 4). q in rad."""
         return self._arm.fk(q)
 
+    @_forwards
     def singularity(self, q) -> float:
         """Singularity measure of q (dof,), 0 at a singularity: for :class:`Arm6` min(|sin t5|,
         |cos(t3 + phi)|, wrist-centre radius / reach); for the 7-DOF arms min(|sin t2|, |sin t4|,
@@ -551,10 +568,12 @@ class Arm6(_Arm):
 
     # -- kinematics ---------------------------------------------------------------------------
 
+    @_forwards
     def wrist_center(self, q) -> np.ndarray:
         """Wrist centre (intersection of axes 4-6) [m] for joint angles q (6,)."""
         return self._arm.wrist_center(q)
 
+    @_forwards
     def ik_all(self, T, seed=None) -> np.ndarray:
         """Every exact solution for the flange pose T, shape (k, 6), k in 0..8, no limit filtering.
 
@@ -759,10 +778,12 @@ class _SrsArm(_Arm):
         tool = f"tool={self.tool.tolist()}" if self._arm.has_tool else ""
         return f"{type(self).__name__}({tool})"
 
+    @_forwards
     def arm_angle(self, q):
         """The arm angle psi [rad] of a configuration (7,) (or (N, 7) -> (N,)): ik_all(fk(q), psi) contains q."""
         return self._arm.arm_angle(q)
 
+    @_forwards
     def ik_all(self, T, psi: float, seed=None) -> np.ndarray:
         """Every exact solution for pose T at arm angle psi [rad], shape (k, 7), k <= 8, no limit filtering.
 
@@ -781,6 +802,7 @@ class _SrsArm(_Arm):
             for i, f in enumerate(flags)
         ]
 
+    @_forwards
     def feasible_arm_angles(self, T, per_branch: bool = False):
         """Arm-angle intervals [(lo, hi), ...] in [-pi, pi] where a solution within the joint limits exists.
 
