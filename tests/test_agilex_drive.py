@@ -290,10 +290,17 @@ def test_unreachable_pose_holds_and_reports(rig, arm):
     assert 30 <= report.holds[0].tick <= 40 and 30 <= report.holds[0].ticks <= 40   # ticks may be skipped under load
     C = received(sim, drv, n0)
     check_commands(C, arm)
-    # while held, the command came to rest on the last followed target
+    # While held, the command came to rest on the last followed target within 0.1 s. That holds
+    # when every tick ran on time. A stall of the machine skips ticks (report.overruns, as in one CI
+    # run): the pose source's time jumps, so does the target, and the limiter reaches the held
+    # target still moving and brakes past it within its velocity and acceleration bounds (checked
+    # above for every command). With stalls of 20-120 ms injected into this test, that took up to 34
+    # of the hold's ticks, and a stall inside the hold leaves fewer of them: then only those bounds
+    # are asserted.
     k, n_held = report.holds[0].tick, report.holds[0].ticks
-    held = C[k + 20:k + n_held]                # from 0.1 s into the hold to its end
-    assert np.all(held == held[0])
+    if report.overruns == 0:
+        held = C[k + 20:k + n_held]                # from 0.1 s into the hold to its end
+        assert np.all(held == held[0]), C[k:k + n_held] - C[k + n_held - 1]
     # move_to_pose checks the whole line first: nothing is sent
     n1 = len(sim.joint_commands())
     with pytest.raises(piperik.NoSolutionError, match="T: unreachable: the pose is outside the workspace of piper; nothing was sent"):
