@@ -1433,8 +1433,9 @@ static void minimise_beside(srs_search *S, int b, pik_real a0, pik_real a1, pik_
 
 /* One cell [a0, a1] of branch b, every joint monotone in it (rate: the representative joints' rates at
  * its middle, whose signs hold throughout), rep_a / rep_b the representative angles at its ends: the
- * lower bound of the cost in the cell -- each joint's angular distance from q_current to the arc it
- * sweeps (or, without q_current, minus the best margin the arcs allow) -- and, where it is below the
+ * lower bound of the cost in the cell -- each joint's distance from q_current to the values it
+ * sweeps (on the line for a joint whose range lies inside (-pi, pi), else the angle to its arc; or,
+ * without q_current, minus the best margin the arcs allow) -- and, where it is below the
  * best so far, a search of the cell from its middle (or minimise_beside, where it holds a minimum found
  * already). Returns 1 when the bound still leaves a gap to the best after the search: the cost is a
  * sum of terms each unimodal in the cell but may itself have two minima where q_current is far, and
@@ -1475,7 +1476,25 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
             }
         }
         if (S->sc.q_current) {
-            pik_real d = arc_dist(th_c[jj], ta[jj], sweep);
+            pik_real d;
+            if (m->lower_rad[jj] - PIK_LIMIT_TOL_RAD > -PIK_PI && m->upper_rad[jj] + PIK_LIMIT_TOL_RAD < PIK_PI) {
+                /* A range inside (-pi, pi): the in-limit q is unique and never shifted (the kernel's
+                 * rule 1), and no limit is crossed inside the cell, so along the arc q runs over
+                 * [qm - |sweep| / 2, qm + |sweep| / 2] (qm at the arc's middle) without a wrap, and the
+                 * term's least value is q_current's distance from that interval on the line. The
+                 * angle between t and q_current's t (arc_dist) is smaller wherever they are more than
+                 * pi apart on the line: with q_current far from the pose's solutions that looser
+                 * bound left about four times as many cells to search. */
+                mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
+                qm = srs_q_of_theta(m, jj, mid_t);
+                if (!pik_within(qm, m->lower_rad[jj], m->upper_rad[jj])) {
+                    return 0; /* infeasible (the test below, done first) */
+                }
+                d = pik_fabs(S->sc.q_current[jj] - qm) - PIK_R(0.5) * pik_fabs(sweep);
+                d = d > 0 ? d : 0;
+            } else {
+                d = arc_dist(th_c[jj], ta[jj], sweep);
+            }
             lb += w * d * d;
             if (S->best->found && lb >= S->best->cost - SRS_COST_TOL) {
                 S->prune_joint = jj;
