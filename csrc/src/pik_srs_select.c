@@ -167,14 +167,19 @@ static void search_thetas(srs_search *S, int g, pik_real psi, pik_real rep[7], p
 
 /* 1 when the weighted squared joint distance of angles th from q_current's (S->seed_theta) exceeds
  * cost: the score's cost is that distance of the 2pi-shifted joints plus penalties that are never
- * negative, so such a candidate cannot improve on cost. The margin keeps rounding on the safe side. */
+ * negative, so such a candidate cannot improve on cost. A joint whose range lies inside (-pi, pi) is
+ * never shifted (the kernel's rule 1): its distance is taken on the line, else the angle between the
+ * two t. The margin keeps rounding on the safe side. */
 static int distance_exceeds(const srs_search *S, const pik_real th[7], pik_real cost)
 {
+    const pik_srs_model *m = S->m;
     const pik_real *w = S->sc.o->weights;
     pik_real lb = 0, limit = cost * (1 + PIK_TOL(1e-9, 1e-4)) + SRS_COST_TOL;
     int j;
     for (j = 0; j < 7; ++j) {
-        pik_real d = pik_wrap_pi(th[j] - S->seed_theta[j]);
+        pik_real d = m->lower_rad[j] - PIK_LIMIT_TOL_RAD > -PIK_PI && m->upper_rad[j] + PIK_LIMIT_TOL_RAD < PIK_PI
+                         ? srs_q_of_theta(m, j, th[j]) - S->sc.q_current[j]
+                         : pik_wrap_pi(th[j] - S->seed_theta[j]);
         lb += (w ? w[j] : 1) * d * d;
         if (lb > limit) {
             return 1;
