@@ -834,7 +834,7 @@ class _SrsArm(_Arm):
         ``options`` (:class:`SelectOptions`) adds the penalties of the 6-DOF selection to the cost
         minimised over psi. Raises :class:`NoSolutionError` (a ``ValueError``) with the reason when
         there is none. The nearest choice costs more the farther ``q_current`` is from the pose's
-        solutions (in one run 4-6x a control step with ``q_current`` 0.3 rad per joint away, 22-25x
+        solutions (in one run about 4x a control step with ``q_current`` 0.3 rad per joint away, 17-18x
         with an unrelated one): plan a far target with :meth:`ik_path` / ``plan_cartesian``.
         """
         if psi is None and policy is None and options is None and weights is None and limit_margin is None:
