@@ -15,6 +15,14 @@ static inline pik_real srs_theta_of_q(const pik_srs_model *m, int i, pik_real q)
     return m->sign[i] * q + m->offset_rad[i];
 }
 
+/* 1 when joint i's range, with the limits' tolerance, lies inside (-pi, pi): its in-limit value is
+ * unique and the selection kernel never shifts it by 2pi (pik_select_internal.h, rule 1), so its
+ * term in the cost is its distance from q_current on the line. */
+static inline int srs_range_unshifted(const pik_srs_model *m, int i)
+{
+    return m->lower_rad[i] - PIK_LIMIT_TOL_RAD > -PIK_PI && m->upper_rad[i] + PIK_LIMIT_TOL_RAD < PIK_PI;
+}
+
 /* q = sign (theta - offset) in [-pi, pi] for theta in [-pi, pi]: joints without an offset (a model
  * constant, so the branch is predictable) need no wrap. */
 static inline pik_real srs_q_of_theta(const pik_srs_model *m, int i, pik_real theta)

@@ -177,9 +177,8 @@ static int distance_exceeds(const srs_search *S, const pik_real th[7], pik_real 
     pik_real lb = 0, limit = cost * (1 + PIK_TOL(1e-9, 1e-4)) + SRS_COST_TOL;
     int j;
     for (j = 0; j < 7; ++j) {
-        pik_real d = m->lower_rad[j] - PIK_LIMIT_TOL_RAD > -PIK_PI && m->upper_rad[j] + PIK_LIMIT_TOL_RAD < PIK_PI
-                         ? srs_q_of_theta(m, j, th[j]) - S->sc.q_current[j]
-                         : pik_wrap_pi(th[j] - S->seed_theta[j]);
+        pik_real d = srs_range_unshifted(m, j) ? srs_q_of_theta(m, j, th[j]) - S->sc.q_current[j]
+                                               : pik_wrap_pi(th[j] - S->seed_theta[j]);
         lb += (w ? w[j] : 1) * d * d;
         if (lb > limit) {
             return 1;
@@ -1464,7 +1463,7 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
     for (i = 0; i < 7; ++i) {
         const int jj = (S->prune_joint + i) % 7;
         pik_real sweep, w = o->weights ? o->weights[jj] : 1, mid_t, qm;
-        int kk = jj < 3 ? jj : jj - 1;
+        int kk = jj < 3 ? jj : jj - 1, tested = 0;
         if (jj == 3) {
             sweep = 0;
         } else if (L->half_singular[kk / 3]) {
@@ -1482,7 +1481,7 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
         }
         if (S->sc.q_current) {
             pik_real d;
-            if (m->lower_rad[jj] - PIK_LIMIT_TOL_RAD > -PIK_PI && m->upper_rad[jj] + PIK_LIMIT_TOL_RAD < PIK_PI) {
+            if (srs_range_unshifted(m, jj)) {
                 /* A range inside (-pi, pi): the in-limit q is unique and never shifted (the kernel's
                  * rule 1), and no limit is crossed inside the cell, so along the arc q runs over
                  * [qm - |sweep| / 2, qm + |sweep| / 2] (qm at the arc's middle) without a wrap, and the
@@ -1493,8 +1492,9 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
                 mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
                 qm = srs_q_of_theta(m, jj, mid_t);
                 if (!pik_within(qm, m->lower_rad[jj], m->upper_rad[jj])) {
-                    return 0; /* infeasible (the test below, done first) */
+                    return 0; /* infeasible: the test below, done here (no 2pi shift can pass it) */
                 }
+                tested = 1;
                 d = pik_fabs(S->sc.q_current[jj] - qm) - PIK_R(0.5) * pik_fabs(sweep);
                 d = d > 0 ? d : 0;
             } else {
@@ -1511,6 +1511,9 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
         }
         /* feasibility: no limit is crossed inside the cell, so the arc's middle decides (after the
          * bound: a pruned cell needs no test) */
+        if (tested) {
+            continue;
+        }
         mid_t = pik_wrap_pi(ta[jj] + PIK_R(0.5) * sweep);
         qm = srs_q_of_theta(m, jj, mid_t);
         if (!(pik_within(qm, m->lower_rad[jj], m->upper_rad[jj]) ||
