@@ -27,6 +27,8 @@
 /* Orthonormality required of the model's fixed base and flange transforms. */
 #define SRS_MODEL_ORTHO_TOL PIK_TOL(1e-12, 1e-6)
 
+/* The twist signs of the canonical DH blocks (reference_r03 and half_sincos write out products of
+ * the first blocks for these signs). */
 static const pik_real alpha_sign[7] = {-1, 1, 1, -1, -1, 1, 0};
 
 /* ---------------------------------------------------------------- DH rotation blocks (row-major) */
@@ -48,7 +50,7 @@ static void rot_dh(int i, pik_real s, pik_real c, pik_real M[9])
 
 /* C = M * rot_dh(i, s, c) without the zeros: a DH block has 5 non-zero entries (3 for alpha = 0
  * has 5 too), so each row costs 3 products instead of 9. M and C must differ. */
-static void mul_dh(const pik_real M[9], int i, pik_real s, pik_real c, pik_real C[9])
+static inline void mul_dh(const pik_real M[9], int i, pik_real s, pik_real c, pik_real C[9])
 {
     pik_real a = alpha_sign[i];
     int r;
@@ -262,7 +264,7 @@ static void reference_r03(const pik_srs_model *m, const pik_real xsw[3], pik_rea
                           uint32_t *sing, pik_real R03[9])
 {
     pik_real rxy = pik_sqrt(xsw[0] * xsw[0] + xsw[1] * xsw[1]);
-    pik_real s1, c1, sa = rxy / L, ca = xsw[2] / L, cphi, sphi, nphi, s2, c2, R1[9], R2[9], R3[9], R12[9];
+    pik_real s1, c1, sa = rxy / L, ca = xsw[2] / L, cphi, sphi, nphi, s2, c2;
     pik_real reach = m->d_se_m + m->d_ew_m;
     if (rxy > SRS_REFERENCE_SING_REL * reach) {
         s1 = xsw[1] / rxy;
@@ -280,11 +282,11 @@ static void reference_r03(const pik_srs_model *m, const pik_real xsw[3], pik_rea
     sphi /= nphi;
     s2 = sa * cphi + gc4 * ca * sphi;
     c2 = ca * cphi - gc4 * sa * sphi;
-    rot_dh(0, s1, c1, R1);
-    rot_dh(1, s2, c2, R2);
-    rot_dh(2, 0, 1, R3);
-    mul33(R1, R2, R12);
-    mul33(R12, R3, R03);
+    /* rot_dh(0, s1, c1) rot_dh(1, s2, c2) rot_dh(2, 0, 1) written out (alpha signs -1, 1, 1): the
+     * products with the blocks' zeros and ones are exact, so this is the matrix product's value. */
+    R03[0] = c1 * c2; R03[1] = c1 * s2; R03[2] = s1;
+    R03[3] = s1 * c2; R03[4] = s1 * s2; R03[5] = -c1;
+    R03[6] = -s2;     R03[7] = c2;      R03[8] = 0.0;
 }
 
 int pik_srs_prepare_pose(const pik_srs_model *m, const pik_real T[16], srs_pose *P)
@@ -373,7 +375,7 @@ typedef struct srs_arm_rot {
  * rest: returns 1 there. */
 static inline int half_sincos(const pik_real R[9], int col, int j0, const pik_real *seed_theta, srs_arm *A, pik_real Rh[9])
 {
-    pik_real n = pik_sqrt(R[col] * R[col] + R[3 + col] * R[3 + col]), R1[9];
+    pik_real n = pik_sqrt(R[col] * R[col] + R[3 + col] * R[3 + col]), sa, ca, sb, cb;
     int singular = !(n > SRS_SING_ABS);
     A->s[j0 + 1] = n;
     A->c[j0 + 1] = R[6 + col];
@@ -385,8 +387,15 @@ static inline int half_sincos(const pik_real R[9], int col, int j0, const pik_re
         A->s[j0 + 1] = 0.0;
         A->c[j0 + 1] = R[6 + col] < 0 ? -1 : 1;
     }
-    rot_dh(j0, A->s[j0], A->c[j0], R1);
-    mul_dh(R1, j0 + 1, A->s[j0 + 1], A->c[j0 + 1], Rh);
+    /* Rh = rot_dh(j0) rot_dh(j0 + 1) written out (twist signs -1, +1 in both halves): the products
+     * with the blocks' zeros are exact, so this is the matrix product's value. */
+    sa = A->s[j0];
+    ca = A->c[j0];
+    sb = A->s[j0 + 1];
+    cb = A->c[j0 + 1];
+    Rh[0] = ca * cb; Rh[1] = -sa; Rh[2] = ca * sb;
+    Rh[3] = sa * cb; Rh[4] = ca;  Rh[5] = sa * sb;
+    Rh[6] = -sb;     Rh[7] = 0.0; Rh[8] = cb;
     /* (c, s) of the third joint = first column of Rh^T R */
     A->c[j0 + 2] = Rh[0] * R[0] + Rh[3] * R[3] + Rh[6] * R[6];
     A->s[j0 + 2] = Rh[1] * R[0] + Rh[4] * R[3] + Rh[7] * R[6];
@@ -463,7 +472,7 @@ static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, pik_real
 
 /* Joints j0 .. j0 + n - 1 of the angles th as joint values q[0 .. n - 1]; 1 when every one is within
  * the limits. */
-static int joints_of(const pik_srs_model *m, const pik_real th[7], int j0, int n, pik_real *q)
+static inline int joints_of(const pik_srs_model *m, const pik_real th[7], int j0, int n, pik_real *q)
 {
     int j, in = 1;
     for (j = 0; j < n; ++j) {

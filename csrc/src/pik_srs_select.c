@@ -1626,25 +1626,14 @@ SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
     S->n_split = 0;
 }
 
-/* Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
- * is monotone in a cell): search_cell for each allowed branch. With q_current, only the arm angles of
- * psi_window for `cap` (or the incumbent's cost, when lower) are searched: each cell is clipped to
- * the window (a part of a cell is a cell: its joints stay monotone), the rest is skipped; the window
- * narrows as the incumbent improves (its centre stays). */
-static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_real cap)
+/* branch_and_bound's cells, in a frame of their own: a half-singular arm goes to scan_branches
+ * instead, whose frame then does not stack on this one's breakpoints (the static stack bound of
+ * pik_srs_select is the deeper of the two, not their sum). */
+SRS_NOINLINE static void bb_cells(srs_search *S, int g, const srs_lin_arm *L, const pik_real *th_c, pik_real w_cost,
+                                  int win, pik_real w_centre, pik_real w_half)
 {
-    const srs_lin_arm *L;
-    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7], w_centre = 0, w_half = PIK_PI, last_b = PIK_HUGE;
-    pik_real w_cost = S->best->found && S->best->cost < cap ? S->best->cost : cap;
-    int nb, i, k, j, piece, win = S->sc.q_current ? psi_window(S, g, w_cost, &w_centre, &w_half) : 2;
-    if (win == 0) {
-        return; /* no arm angle of this arm comes near enough q_current */
-    }
-    L = search_lin(S, g);
-    if (L->half_singular[0] || L->half_singular[1]) {
-        scan_branches(S, g);
-        return;
-    }
+    pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7], last_b = PIK_HUGE;
+    int nb, i, k, j, piece;
     /* with a window, only its breakpoints: every piece of a cell in it then lies in one cell of the
      * whole set (its joints monotone), whose exclusion and rates its own middle tells */
     nb = win == 1 ? pik_srs_arm_breaks_near(S->m, L, w_centre, w_half, br) : pik_srs_arm_breaks(S->m, L, 1, 0, br, 0);
@@ -1723,6 +1712,28 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
             }
         }
     }
+}
+
+/* Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
+ * is monotone in a cell): search_cell for each allowed branch. With q_current, only the arm angles of
+ * psi_window for `cap` (or the incumbent's cost, when lower) are searched: each cell is clipped to
+ * the window (a part of a cell is a cell: its joints stay monotone), the rest is skipped; the window
+ * narrows as the incumbent improves (its centre stays). */
+static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_real cap)
+{
+    const srs_lin_arm *L;
+    pik_real w_centre = 0, w_half = PIK_PI;
+    pik_real w_cost = S->best->found && S->best->cost < cap ? S->best->cost : cap;
+    int win = S->sc.q_current ? psi_window(S, g, w_cost, &w_centre, &w_half) : 2;
+    if (win == 0) {
+        return; /* no arm angle of this arm comes near enough q_current */
+    }
+    L = search_lin(S, g);
+    if (L->half_singular[0] || L->half_singular[1]) {
+        scan_branches(S, g);
+        return;
+    }
+    bb_cells(S, g, L, th_c, w_cost, win, w_centre, w_half);
 }
 
 /* The WIDEST policy's state: the feasible runs of each allowed branch (merged as set_add would),

@@ -305,10 +305,12 @@ static inline double pik_atan2_unit_inline(double s, double c)
     return copysign(r, s);
 }
 
-#if defined(__GNUC__) && !defined(PIK_NO_VECTOR_EXT) && !PIK_FLOAT
+#if defined(__GNUC__) && !defined(PIK_NO_VECTOR_EXT) && !PIK_FLOAT && (defined(__SSE2__) || defined(__aarch64__))
 /* Two lanes of pik_atan2_unit_inline with GCC/Clang vector extensions (SSE2 on x86-64, NEON on
  * aarch64): the same operations in the same order, so results are bit-identical to the scalar.
- * Double build only: the float build has no use for two double lanes. */
+ * Double build only: the float build has no use for two double lanes. Only where the CPU has two
+ * double lanes: elsewhere (a Cortex-M7's FPU is scalar) GCC splits the vectors into scalar code
+ * through 256 bytes of stack temporaries, more instructions and stack than the scalar loop. */
 #define PIK_HAVE_ATAN2_UNIT_X2 1
 typedef double pik_v2d __attribute__((vector_size(16)));
 typedef long long pik_v2l __attribute__((vector_size(16)));

@@ -37,7 +37,8 @@
  *                          Preset results are identical.
  *   PIK_NO_VECTOR_EXT   defined: never use the GCC vector-extension kernels (pik_trig_impl.h);
  *                       they are used only in the double build, where they give bit-identical
- *                       results (SSE2 on x86-64, NEON on aarch64, scalar code elsewhere).
+ *                       results (SSE2 on x86-64, NEON on aarch64; other CPUs always take
+ *                       the scalar code).
  *
  * Never build the core with -ffast-math (or -ffinite-math-only, -funsafe-math-optimizations): the
  * trig range reduction, the NaN checks and the FK self-check rely on IEEE rounding.
