@@ -27,8 +27,8 @@
 /* Orthonormality required of the model's fixed base and flange transforms. */
 #define SRS_MODEL_ORTHO_TOL PIK_TOL(1e-12, 1e-6)
 
-/* The twist signs of the canonical DH blocks (reference_r03 and half_sincos write out products of
- * the first blocks for these signs). */
+/* The twist signs of the canonical DH blocks (dh_pair writes out the product of blocks 0-1 and 4-5
+ * for these signs). */
 static const pik_real alpha_sign[7] = {-1, 1, 1, -1, -1, 1, 0};
 
 /* ---------------------------------------------------------------- DH rotation blocks (row-major) */
@@ -65,6 +65,16 @@ static inline void mul_dh(const pik_real M[9], int i, pik_real s, pik_real c, pi
             C[3 * r + 2] = a * (m[0] * s - m[1] * c);
         }
     }
+}
+
+/* P = rot_dh(i, sa, ca) rot_dh(i + 1, sb, cb) for i = 0 or 4 (twist signs -1, +1: joints 1-2 and
+ * 5-6), written out: the blocks' zeros make every dropped product exact, so the values are those
+ * of rot_dh and mul_dh, with 6 products instead of 9. */
+static inline void dh_pair(pik_real sa, pik_real ca, pik_real sb, pik_real cb, pik_real P[9])
+{
+    P[0] = ca * cb; P[1] = -sa;  P[2] = ca * sb;
+    P[3] = sa * cb; P[4] = ca;   P[5] = sa * sb;
+    P[6] = -sb;     P[7] = 0.0;  P[8] = cb;
 }
 
 /* C = rot_dh(i, s, c)^T * M: the rows of the result are the DH block's columns against M. */
@@ -264,7 +274,7 @@ static void reference_r03(const pik_srs_model *m, const pik_real xsw[3], pik_rea
                           uint32_t *sing, pik_real R03[9])
 {
     pik_real rxy = pik_sqrt(xsw[0] * xsw[0] + xsw[1] * xsw[1]);
-    pik_real s1, c1, sa = rxy / L, ca = xsw[2] / L, cphi, sphi, nphi, s2, c2;
+    pik_real s1, c1, sa = rxy / L, ca = xsw[2] / L, cphi, sphi, nphi, s2, c2, R02[9];
     pik_real reach = m->d_se_m + m->d_ew_m;
     if (rxy > SRS_REFERENCE_SING_REL * reach) {
         s1 = xsw[1] / rxy;
@@ -282,11 +292,8 @@ static void reference_r03(const pik_srs_model *m, const pik_real xsw[3], pik_rea
     sphi /= nphi;
     s2 = sa * cphi + gc4 * ca * sphi;
     c2 = ca * cphi - gc4 * sa * sphi;
-    /* rot_dh(0, s1, c1) rot_dh(1, s2, c2) rot_dh(2, 0, 1) written out (alpha signs -1, 1, 1): the
-     * products with the blocks' zeros and ones are exact, so this is the matrix product's value. */
-    R03[0] = c1 * c2; R03[1] = c1 * s2; R03[2] = s1;
-    R03[3] = s1 * c2; R03[4] = s1 * s2; R03[5] = -c1;
-    R03[6] = -s2;     R03[7] = c2;      R03[8] = 0.0;
+    dh_pair(s1, c1, s2, c2, R02);
+    mul_dh(R02, 2, 0, 1, R03);
 }
 
 int pik_srs_prepare_pose(const pik_srs_model *m, const pik_real T[16], srs_pose *P)
@@ -335,11 +342,10 @@ int pik_srs_prepare_pose(const pik_srs_model *m, const pik_real T[16], srs_pose 
 
 void pik_srs_r03_of_thetas(const pik_real th[3], pik_real R03[9])
 {
-    pik_real s, c, R01[9], R02[9];
-    pik_sincos_r(th[0], &s, &c);
-    rot_dh(0, s, c, R01);
+    pik_real s1, c1, s, c, R02[9];
+    pik_sincos_r(th[0], &s1, &c1);
     pik_sincos_r(th[1], &s, &c);
-    mul_dh(R01, 1, s, c, R02);
+    dh_pair(s1, c1, s, c, R02);
     pik_sincos_r(th[2], &s, &c);
     mul_dh(R02, 2, s, c, R03);
 }
@@ -375,7 +381,7 @@ typedef struct srs_arm_rot {
  * rest: returns 1 there. */
 static inline int half_sincos(const pik_real R[9], int col, int j0, const pik_real *seed_theta, srs_arm *A, pik_real Rh[9])
 {
-    pik_real n = pik_sqrt(R[col] * R[col] + R[3 + col] * R[3 + col]), sa, ca, sb, cb;
+    pik_real n = pik_sqrt(R[col] * R[col] + R[3 + col] * R[3 + col]);
     int singular = !(n > SRS_SING_ABS);
     A->s[j0 + 1] = n;
     A->c[j0 + 1] = R[6 + col];
@@ -387,15 +393,7 @@ static inline int half_sincos(const pik_real R[9], int col, int j0, const pik_re
         A->s[j0 + 1] = 0.0;
         A->c[j0 + 1] = R[6 + col] < 0 ? -1 : 1;
     }
-    /* Rh = rot_dh(j0) rot_dh(j0 + 1) written out (twist signs -1, +1 in both halves): the products
-     * with the blocks' zeros are exact, so this is the matrix product's value. */
-    sa = A->s[j0];
-    ca = A->c[j0];
-    sb = A->s[j0 + 1];
-    cb = A->c[j0 + 1];
-    Rh[0] = ca * cb; Rh[1] = -sa; Rh[2] = ca * sb;
-    Rh[3] = sa * cb; Rh[4] = ca;  Rh[5] = sa * sb;
-    Rh[6] = -sb;     Rh[7] = 0.0; Rh[8] = cb;
+    dh_pair(A->s[j0], A->c[j0], A->s[j0 + 1], A->c[j0 + 1], Rh);
     /* (c, s) of the third joint = first column of Rh^T R */
     A->c[j0 + 2] = Rh[0] * R[0] + Rh[3] * R[3] + Rh[6] * R[6];
     A->s[j0 + 2] = Rh[1] * R[0] + Rh[4] * R[3] + Rh[7] * R[6];
