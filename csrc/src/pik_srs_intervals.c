@@ -63,13 +63,41 @@ void pik_srs_sort_reals(pik_real *v, unsigned char *tag, int n)
 
 
 
-static lin3 entry(const pik_real A[9], const pik_real B[9], const pik_real C[9], int i, pik_real scale)
+/* Entry i of R03(psi) = As sin + Bs cos + Cs, times scale: Cs = u v^T and Bs = R03ref - Cs are formed
+ * here, one entry at a time, instead of as matrices (stack: pik_srs_arm_lin is at the bottom of the
+ * search's deepest call chain). */
+static lin3 shoulder_entry(const pik_real As[9], const pik_real R0[9], const pik_real u[3], const pik_real v[3], int i,
+                           pik_real scale)
 {
+    pik_real cs = u[i / 3] * v[i % 3];
     lin3 e;
-    e.a = scale * A[i];
-    e.b = scale * B[i];
-    e.c = scale * C[i];
+    e.a = scale * As[i];
+    e.b = scale * (R0[i] - cs);
+    e.c = scale * cs;
     return e;
+}
+
+/* Column c of A^T B (mul33_tn's C[3 i + c] for i = 0..2). */
+static void column_tn(const pik_real A[9], const pik_real B[9], int c, pik_real out[3])
+{
+    int i;
+    for (i = 0; i < 3; ++i) {
+        out[i] = A[i] * B[c] + A[3 + i] * B[3 + c] + A[6 + i] * B[6 + c];
+    }
+}
+
+/* Entry e of R47(psi) = Aw sin + Bw cos + Cw, times scale, from column e % 3 of Ya = As^T R (ya) and
+ * of Y0 = R03ref^T R (y0): Aw = R34^T Ya, Cw = (R34^T v)(R^T u)^T, Bw = R34^T Y0 - Cw. */
+static lin3 wrist_entry(const pik_real G[9], const pik_real Gv[3], const pik_real Ru[3], const pik_real ya[3],
+                        const pik_real y0[3], int e, pik_real scale)
+{
+    int r = e / 3;
+    pik_real cw = Gv[r] * Ru[e % 3];
+    lin3 w;
+    w.a = scale * (G[r] * ya[0] + G[3 + r] * ya[1] + G[6 + r] * ya[2]);
+    w.b = scale * (G[r] * y0[0] + G[3 + r] * y0[1] + G[6 + r] * y0[2] - cw);
+    w.c = scale * cw;
+    return w;
 }
 
 /* psi where the cosine-type entry f reaches +-1 (a shoulder or wrist singularity); sets *everywhere
@@ -93,11 +121,9 @@ static int singular_psi(lin3 f, pik_real *out, int *everywhere)
 
 void pik_srs_arm_lin(const srs_pose *P, int g, srs_lin_arm *L)
 {
-    static const unsigned char wrist[5] = {2, 5, 6, 7, 8}; /* the entries of R47 the wrist's joints use */
     const pik_real *u = P->u, *R0 = P->R03ref[g], *G = P->R34[g], *R = P->R;
-    pik_real As[9], Bs[9], Cs[9], v[3], Gv[3], Ru[3], Ya[9], Y0[9];
-    pik_real Aw[9] = {0}, Bw[9] = {0}, Cw[9] = {0};
-    int k, j;
+    pik_real As[9], v[3], Gv[3], Ru[3], ya[3], y0[3];
+    int j;
     /* R03(psi) = As sin + Bs cos + Cs, R03ref turned by psi about u (Rodrigues): As = [u]x R03ref,
      * Cs = u u^T R03ref = u v^T with v = R03ref^T u, Bs = R03ref - Cs. */
     for (j = 0; j < 3; ++j) {
@@ -107,32 +133,28 @@ void pik_srs_arm_lin(const srs_pose *P, int g, srs_lin_arm *L)
         As[6 + j] = u[0] * y - u[1] * x;
         v[j] = u[0] * x + u[1] * y + u[2] * z;
     }
-    for (k = 0; k < 9; ++k) {
-        Cs[k] = u[k / 3] * v[k % 3];
-        Bs[k] = R0[k] - Cs[k];
-    }
-    /* R47(psi) = R34^T R03(psi)^T R, only the entries the wrist uses: Aw = R34^T (As^T R),
-     * Cw = (R34^T v)(R^T u)^T, Bw = R34^T (R03ref^T R) - Cw. */
-    mul33_tn(As, R, Ya);
-    mul33_tn(R0, R, Y0);
+    /* R47(psi) = R34^T R03(psi)^T R, only the entries the wrist uses (2, 5, 6, 7, 8): wrist_entry. */
     for (j = 0; j < 3; ++j) {
         Gv[j] = G[j] * v[0] + G[3 + j] * v[1] + G[6 + j] * v[2];
         Ru[j] = R[j] * u[0] + R[3 + j] * u[1] + R[6 + j] * u[2];
     }
-    for (k = 0; k < 5; ++k) {
-        int e = wrist[k], r = e / 3, c = e % 3;
-        Aw[e] = G[r] * Ya[c] + G[3 + r] * Ya[3 + c] + G[6 + r] * Ya[6 + c];
-        Cw[e] = Gv[r] * Ru[c];
-        Bw[e] = G[r] * Y0[c] + G[3 + r] * Y0[3 + c] + G[6 + r] * Y0[6 + c] - Cw[e];
-    }
     /* t1 = atan2(R03[1][1], R03[0][1]); t2 = acos(R03[2][1]); t3 = atan2(-R03[2][2], -R03[2][0]);
      * t5 = atan2(R47[1][2], R47[0][2]); t6 = acos(R47[2][2]); t7 = atan2(R47[2][1], -R47[2][0]). */
-    L->n[0] = entry(As, Bs, Cs, 4, 1);  L->d[0] = entry(As, Bs, Cs, 1, 1);
-    L->n[1] = entry(As, Bs, Cs, 7, 0);  L->d[1] = entry(As, Bs, Cs, 7, 1);
-    L->n[2] = entry(As, Bs, Cs, 8, -1); L->d[2] = entry(As, Bs, Cs, 6, -1);
-    L->n[3] = entry(Aw, Bw, Cw, 5, 1);  L->d[3] = entry(Aw, Bw, Cw, 2, 1);
-    L->n[4] = entry(Aw, Bw, Cw, 8, 0);  L->d[4] = entry(Aw, Bw, Cw, 8, 1);
-    L->n[5] = entry(Aw, Bw, Cw, 7, 1);  L->d[5] = entry(Aw, Bw, Cw, 6, -1);
+    L->n[0] = shoulder_entry(As, R0, u, v, 4, 1);  L->d[0] = shoulder_entry(As, R0, u, v, 1, 1);
+    L->n[1] = shoulder_entry(As, R0, u, v, 7, 0);  L->d[1] = shoulder_entry(As, R0, u, v, 7, 1);
+    L->n[2] = shoulder_entry(As, R0, u, v, 8, -1); L->d[2] = shoulder_entry(As, R0, u, v, 6, -1);
+    column_tn(As, R, 2, ya);
+    column_tn(R0, R, 2, y0);
+    L->n[3] = wrist_entry(G, Gv, Ru, ya, y0, 5, 1);
+    L->d[3] = wrist_entry(G, Gv, Ru, ya, y0, 2, 1);
+    L->n[4] = wrist_entry(G, Gv, Ru, ya, y0, 8, 0);
+    L->d[4] = wrist_entry(G, Gv, Ru, ya, y0, 8, 1);
+    column_tn(As, R, 1, ya);
+    column_tn(R0, R, 1, y0);
+    L->n[5] = wrist_entry(G, Gv, Ru, ya, y0, 7, 1);
+    column_tn(As, R, 0, ya);
+    column_tn(R0, R, 0, y0);
+    L->d[5] = wrist_entry(G, Gv, Ru, ya, y0, 6, -1);
     L->half_singular[0] = 0;
     L->half_singular[1] = 0;
     L->n_sing = singular_psi(L->d[1], L->sing_psi, &L->half_singular[0]);

@@ -1627,11 +1627,13 @@ SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
 }
 
 /* branch_and_bound's cells, in a frame of their own: a half-singular arm goes to scan_branches
- * instead, whose frame then does not stack on this one's breakpoints (the static stack bound of
- * pik_srs_select is the deeper of the two, not their sum). */
-SRS_NOINLINE static void bb_cells(srs_search *S, int g, const srs_lin_arm *L, const pik_real *th_c, pik_real w_cost,
-                                  int win, pik_real w_centre, pik_real w_half)
+ * instead, and the polar windows run after it returns, so neither stacks on this frame's breakpoints
+ * (the static stack bound of pik_srs_select is the deepest of the three, not their sum). Returns the
+ * window as the cells left it (psi_window's code; *w_centre, *w_half). */
+SRS_NOINLINE static int bb_cells(srs_search *S, int g, const srs_lin_arm *L, const pik_real *th_c, pik_real w_cost,
+                                 int win, pik_real *w_centre_io, pik_real *w_half_io)
 {
+    pik_real w_centre = *w_centre_io, w_half = *w_half_io;
     pik_real br[SRS_MAX_BREAKS], rep_a[7], rep_b[7], last_b = PIK_HUGE;
     int nb, i, k, j, piece;
     /* with a window, only its breakpoints: every piece of a cell in it then lies in one cell of the
@@ -1705,13 +1707,9 @@ SRS_NOINLINE static void bb_cells(srs_search *S, int g, const srs_lin_arm *L, co
             }
         }
     }
-    if (S->sc.q_current && win != 0) {
-        for (j = 0; j < L->n_sing; ++j) {
-            if (win == 2 || ang_dist(L->sing_psi[j], w_centre) <= w_half + PIK_PSI_SINGULAR_EXCLUSION_RAD) {
-                polar_window(S, g, j >= L->n_sing_shoulder, L->sing_psi[j]);
-            }
-        }
-    }
+    *w_centre_io = w_centre;
+    *w_half_io = w_half;
+    return win;
 }
 
 /* Branch and bound over arm g's cells (between breakpoints with stationary arm angles, so every joint
@@ -1724,7 +1722,7 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
     const srs_lin_arm *L;
     pik_real w_centre = 0, w_half = PIK_PI;
     pik_real w_cost = S->best->found && S->best->cost < cap ? S->best->cost : cap;
-    int win = S->sc.q_current ? psi_window(S, g, w_cost, &w_centre, &w_half) : 2;
+    int j, win = S->sc.q_current ? psi_window(S, g, w_cost, &w_centre, &w_half) : 2;
     if (win == 0) {
         return; /* no arm angle of this arm comes near enough q_current */
     }
@@ -1733,7 +1731,14 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
         scan_branches(S, g);
         return;
     }
-    bb_cells(S, g, L, th_c, w_cost, win, w_centre, w_half);
+    win = bb_cells(S, g, L, th_c, w_cost, win, &w_centre, &w_half);
+    if (S->sc.q_current && win != 0) {
+        for (j = 0; j < L->n_sing; ++j) {
+            if (win == 2 || ang_dist(L->sing_psi[j], w_centre) <= w_half + PIK_PSI_SINGULAR_EXCLUSION_RAD) {
+                polar_window(S, g, j >= L->n_sing_shoulder, L->sing_psi[j]);
+            }
+        }
+    }
 }
 
 /* The WIDEST policy's state: the feasible runs of each allowed branch (merged as set_add would),
