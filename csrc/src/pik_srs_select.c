@@ -434,16 +434,12 @@ typedef struct srs_kinks {
 #define SRS_RATE_SING_MIN PIK_TOL(1e-6, 1e-3)
 #define SRS_NEWTON_DONE_NEAR PIK_TOL(1e-10, 1e-6)
 
-/* Branch b's cost at psi, as visit_branch, and where the kernel's cost (pik_select_internal.h, rule 3)
- * is smooth there -- the linear form accurate (away from shoulder and wrist singularities; nearer them
- * down to SRS_RATE_SING_MIN, the joints from arm_thetas and only the rates from the form) and the
- * cost the weighted distance plus the soft-limit and singularity bands it charges -- its first and
- * second derivatives in psi, with *smooth = 1; else *smooth = 0. The terms are rebuilt here from the
- * kernel's rules and must add up to the kernel's cost, so a rule the rebuild does not know turns
- * Newton's method off rather than misleading it. K (may be NULL) receives the bands' state. */
-static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, pik_real *f2, int *smooth, srs_kinks *K)
+/* visit_newton's work where it does not fall back to visit_branch (it sets *fallback instead), in a
+ * frame of its own: visit_branch's chain, the deepest of the search's, then does not stack on this
+ * frame's angles and rates. */
+SRS_NOINLINE static pik_real newton_terms(srs_search *S, const srs_lin_arm *L, int b, pik_real psi, pik_real *f1,
+                                          pik_real *f2, int *smooth, srs_kinks *K, int *fallback)
 {
-    const srs_lin_arm *L = search_lin(S, (b >> 1) & 1);
     const pik_select_options *o = S->sc.o;
     const pik_real *w = o->weights;
     pik_real rep[7], th[7], q[7], sing, sin26[2], sp, cp, cost, v1 = 0, v2 = 0;
@@ -451,14 +447,11 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
     pik_score_out r;
     unsigned charged = 0;
     int j, approx = 0;
-    *smooth = 0;
     pik_sincos_r(psi, &sp, &cp);
-    if (S->mapped || !S->sc.q_current) {
-        return visit_branch(S, b, psi);
-    }
     if (!lin_thetas(L, S->t4, S->P->s4, sp, cp, rep, &sing, sin26)) {
         if (!(sin26[0] >= SRS_RATE_SING_MIN && sin26[1] >= SRS_RATE_SING_MIN)) {
-            return visit_branch(S, b, psi);
+            *fallback = 1;
+            return PIK_HUGE;
         }
         pik_srs_arm_thetas(S->P, (b >> 1) & 1, psi, S->seed_theta, rep, &sing);
         approx = 1;
@@ -518,6 +511,26 @@ static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, p
     }
     *smooth = pik_fabs(cost - r.cost) <= PIK_TOL(1e-12, 1e-5) * (1 + r.cost) ? 1 + approx : 0;
     return r.cost;
+}
+
+/* Branch b's cost at psi, as visit_branch, and where the kernel's cost (pik_select_internal.h, rule 3)
+ * is smooth there -- the linear form accurate (away from shoulder and wrist singularities; nearer them
+ * down to SRS_RATE_SING_MIN, the joints from arm_thetas and only the rates from the form) and the
+ * cost the weighted distance plus the soft-limit and singularity bands it charges -- its first and
+ * second derivatives in psi, with *smooth = 1; else *smooth = 0. The terms are rebuilt here from the
+ * kernel's rules and must add up to the kernel's cost, so a rule the rebuild does not know turns
+ * Newton's method off rather than misleading it. K (may be NULL) receives the bands' state. */
+static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, pik_real *f2, int *smooth, srs_kinks *K)
+{
+    const srs_lin_arm *L = search_lin(S, (b >> 1) & 1);
+    int fallback = 0;
+    pik_real cost;
+    *smooth = 0;
+    if (S->mapped || !S->sc.q_current) {
+        return visit_branch(S, b, psi);
+    }
+    cost = newton_terms(S, L, b, psi, f1, f2, smooth, K, &fallback);
+    return fallback ? visit_branch(S, b, psi) : cost;
 }
 
 /* Newton's method bounds: iterations, the largest step, and the step below which the next point is
