@@ -370,7 +370,8 @@ static void r03_at(const srs_pose *P, int g, pik_real spsi, pik_real cpsi, pik_r
  * is a unit vector (rows and columns of rotations), safe for the table atan2. R03 / R47 / R02 / R46
  * are kept for the self-check. seed_theta: the seed's joint angles t (not q), may be NULL. */
 typedef struct srs_arm_rot {
-    pik_real R03[9], R47[9], R02[9], R46[9];
+    pik_real R03[9], R47[9], R02[9];
+    pik_real *R46; /* the caller's: R02 itself where neither is needed after (pik_srs_arm_thetas) */
 } srs_arm_rot;
 
 /* One half of the arm (the shoulder, j0 = 0, from R = R03 and column col = 1; the wrist, j0 = 4, from
@@ -400,15 +401,15 @@ static inline int half_sincos(const pik_real R[9], int col, int j0, const pik_re
     return singular;
 }
 
-/* Arm g's (sin, cos) at psi, and its rotations R03, R47 and the halves' first two blocks R02, R46 (for
- * the self-check). R02 is also the scratch for R03^T R, and R46 may be R02: a caller that needs
- * neither (pik_srs_arm_thetas) passes one scratch matrix for both. */
+/* Arm g's (sin, cos) at psi, and its rotations R03, R47 and the halves' first two blocks R02, *R46
+ * (for the self-check). */
 static void arm_sincos(const srs_pose *P, int g, pik_real spsi, pik_real cpsi, const pik_real *seed_theta, srs_arm *A,
-                       pik_real R03[9], pik_real R47[9], pik_real R02[9], pik_real R46[9])
+                       srs_arm_rot *W)
 {
-    r03_at(P, g, spsi, cpsi, R03);
-    mul33_tn(R03, P->R, R02);
-    dh_tmul(3, (g ? -1 : 1) * P->s4, P->c4, R02, R47); /* R47 = R34^T R03^T R */
+    pik_real R30R[9];
+    r03_at(P, g, spsi, cpsi, W->R03);
+    mul33_tn(W->R03, P->R, R30R);
+    dh_tmul(3, (g ? -1 : 1) * P->s4, P->c4, R30R, W->R47); /* R47 = R34^T R03^T R */
     A->flags = P->sing | (g ? PIK_FLAG_SRS_GC4_NEG : 0u);
     A->n_gc2 = 2;
     A->n_gc6 = 2;
@@ -416,11 +417,11 @@ static void arm_sincos(const srs_pose *P, int g, pik_real spsi, pik_real cpsi, c
     A->s[3] = (g ? -1 : 1) * P->s4;
     A->c[3] = P->c4;
     /* Shoulder: R03 column 1 = (c1 s2, s1 s2, c2); wrist: R47 column 2 = (c5 s6, s5 s6, c6). */
-    if (half_sincos(R03, 1, 0, seed_theta, A, R02)) { /* axes 1 and 3 aligned */
+    if (half_sincos(W->R03, 1, 0, seed_theta, A, W->R02)) { /* axes 1 and 3 aligned */
         A->n_gc2 = 1;
         A->flags |= PIK_FLAG_SING_SHOULDER;
     }
-    if (half_sincos(R47, 2, 4, seed_theta, A, R46)) { /* axes 5 and 7 aligned */
+    if (half_sincos(W->R47, 2, 4, seed_theta, A, W->R46)) { /* axes 5 and 7 aligned */
         A->n_gc6 = 1;
         A->flags |= PIK_FLAG_SING_WRIST;
     }
@@ -441,9 +442,10 @@ static void solve_arm(const pik_srs_model *m, const srs_pose *P, int g, pik_real
                       const pik_real *seed_theta, srs_arm *A)
 {
     srs_arm_rot W;
-    pik_real R03q[9], R47q[9], fro2 = 0.0, Wq[3], dW[3];
+    pik_real R46[9], R03q[9], R47q[9], fro2 = 0.0, Wq[3], dW[3];
     int i, k;
-    arm_sincos(P, g, spsi, cpsi, seed_theta, A, W.R03, W.R47, W.R02, W.R46);
+    W.R46 = R46;
+    arm_sincos(P, g, spsi, cpsi, seed_theta, A, &W);
     /* Self-check, FK in halves from the returned joints' sines and cosines:
      * R03(q) = R03(psi), R47(q) = R34^T R03^T R, W(q) = W. */
     mul_dh(W.R02, 2, A->s[2], A->c[2], R03q);
@@ -846,9 +848,11 @@ void pik_srs_arm_thetas(const srs_pose *P, int g, pik_real psi, const pik_real *
                        pik_real *singularity)
 {
     srs_arm A;
-    pik_real R03[9], R47[9], Rh[9], spsi, cpsi;
+    srs_arm_rot W;
+    pik_real spsi, cpsi;
+    W.R46 = W.R02; /* neither is needed after: one matrix for both */
     pik_sincos_r(psi, &spsi, &cpsi);
-    arm_sincos(P, g, spsi, cpsi, seed_theta, &A, R03, R47, Rh, Rh);
+    arm_sincos(P, g, spsi, cpsi, seed_theta, &A, &W);
     pik_atan2_unit_many(A.s, A.c, th, 7);
     *singularity = srs_singularity(A.s[1], A.s[3], A.s[5]);
 }
