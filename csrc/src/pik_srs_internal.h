@@ -200,7 +200,7 @@ typedef struct srs_cells {
     int g, nb, i, half_singular;
     unsigned dirty;                    /* joint slots whose limit status may have changed since the last cell */
     unsigned char slot_ok[6];          /* the sign combinations each slot allows there (cell_mask) */
-    srs_lin_arm L;
+    srs_lin_arm *L;                    /* the arm's linear form, in the caller's storage (cells_begin) */
     pik_real br[SRS_MAX_BREAKS];
     unsigned char tag[SRS_MAX_BREAKS]; /* whose breakpoint (arm_breaks) */
 } srs_cells;
@@ -235,7 +235,8 @@ int pik_srs_limit_roots(const pik_srs_model *m, const srs_lin_arm *L, int slot, 
 /* Each joint's limits as an arc of its angle t. */
 void pik_srs_limit_arcs(const pik_srs_model *m, srs_limit_arcs *A);
 /* Iterates arm g's cells between breakpoints with the mask of sign combinations inside the limits. */
-void pik_srs_cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P, const srs_limit_arcs *A, int g);
+void pik_srs_cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P, const srs_limit_arcs *A, int g,
+                         srs_lin_arm *lin);
 int pik_srs_cells_next(srs_cells *C, pik_real *lo, pik_real *hi, unsigned *mask);
 /* Branch b's solution at psi with the FK self-check; 0 when the self-check fails. */
 int pik_srs_solve_branch(const pik_srs_model *m, const srs_pose *P, pik_real psi, const pik_real *seed_theta, int b,

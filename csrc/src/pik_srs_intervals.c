@@ -448,22 +448,26 @@ static unsigned cell_mask(const srs_lin_arm *L, const srs_limit_arcs *A, pik_rea
 }
 
 
-void pik_srs_cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P, const srs_limit_arcs *A, int g)
+/* lin: where the arm's linear form is built and kept while the cells are read (the caller's: the
+ * selection lends its search's, so the WIDEST policy's frame holds no second one). */
+void pik_srs_cells_begin(srs_cells *C, const pik_srs_model *m, const srs_pose *P, const srs_limit_arcs *A, int g,
+                         srs_lin_arm *lin)
 {
     pik_real q4 = srs_q_of_theta(m, 3, SRS_ARM_T4(P, g));
     C->m = m;
     C->P = P;
     C->A = A;
     C->g = g;
+    C->L = lin;
     C->i = 0;
     C->nb = 0;
     C->half_singular = 0;
     if (!pik_within(q4, m->lower_rad[3], m->upper_rad[3])) {
         return;
     }
-    pik_srs_arm_lin(P, g, &C->L);
-    C->half_singular = C->L.half_singular[0] || C->L.half_singular[1];
-    C->nb = pik_srs_arm_breaks(m, &C->L, 0, A, C->br, C->tag);
+    pik_srs_arm_lin(P, g, C->L);
+    C->half_singular = C->L->half_singular[0] || C->L->half_singular[1];
+    C->nb = pik_srs_arm_breaks(m, C->L, 0, A, C->br, C->tag);
     C->dirty = 0x3Fu;
 }
 
@@ -475,7 +479,7 @@ int pik_srs_cells_next(srs_cells *C, pik_real *lo, pik_real *hi, unsigned *mask)
          * (an exclusion edge, +-pi) re-evaluates every slot */
         C->dirty |= C->tag[C->i] < SRS_TAG_OTHER ? 1u << C->tag[C->i] : 0x3Fu;
         C->i++;
-        if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(&C->L, mid)) {
+        if (a1 - a0 < SRS_INTERVAL_MIN || in_exclusion(C->L, mid)) {
             continue;
         }
         *lo = a0;
@@ -483,7 +487,7 @@ int pik_srs_cells_next(srs_cells *C, pik_real *lo, pik_real *hi, unsigned *mask)
         if (C->half_singular) {
             *mask = arm_feasible_at(C->m, C->P, C->g, mid, 0);
         } else {
-            *mask = cell_mask(&C->L, C->A, mid, C->dirty, C->slot_ok);
+            *mask = cell_mask(C->L, C->A, mid, C->dirty, C->slot_ok);
             C->dirty = 0u;
         }
         return 1;
@@ -497,6 +501,7 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
     srs_pose P;
     srs_limit_arcs A;
     srs_cells C;
+    srs_lin_arm L;
     /* With per_branch: the caller's eight branch sets. Without: local[g] collects arm g's cells where
      * any sign combination is inside -- the same union in two sets instead of eight. */
     pik_psi_set local[2], all, *sets = per_branch ? per_branch : local;
@@ -514,7 +519,7 @@ int pik_srs_feasible_arm_angles(const pik_srs_model *m, const pik_real T[16], pi
     if (st == PIK_OK) {
         pik_srs_limit_arcs(m, &A);
         for (g = 0; g < P.n_gc4; ++g) {
-            for (pik_srs_cells_begin(&C, m, &P, &A, g); pik_srs_cells_next(&C, &lo, &hi, &mask);) {
+            for (pik_srs_cells_begin(&C, m, &P, &A, g, &L); pik_srs_cells_next(&C, &lo, &hi, &mask);) {
                 if (!per_branch) {
                     ok &= !mask || set_add(&local[g], lo, hi);
                     continue;

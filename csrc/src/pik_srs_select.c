@@ -208,19 +208,16 @@ static int score_thetas(srs_search *S, int b, pik_real psi, const pik_real th[7]
     return verdict;
 }
 
-/* Scores branch `want` of arm g at psi, or every allowed branch of g for want = -1; keeps the best.
- * Returns branch `want`'s cost (HUGE when it does not qualify). rep_out (may be NULL) receives the
- * representative angles. */
-static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *rep_out, pik_real *costs4)
+/* visit's scoring of arm g's branches from the representative angles rep at psi, in a frame of its
+ * own: the angles and scores held here are not on the stack while search_thetas runs, whose callees
+ * end the search's deepest call chain. */
+SRS_NOINLINE static pik_real visit_scores(srs_search *S, int g, pik_real psi, int want, const pik_real rep[7],
+                                          pik_real sing, pik_real *costs4)
 {
-    pik_real rep[7], th[7], sing, want_cost = PIK_HUGE;
+    pik_real th[7], want_cost = PIK_HUGE;
     const srs_best *B = S->best;
     /* a visit that returns no cost only updates the incumbent: skip what cannot beat it */
     int k, prune = want < 0 && !costs4 && S->sc.q_current && B->found;
-    search_thetas(S, g, psi, rep, &sing);
-    if (rep_out) {
-        memcpy(rep_out, rep, sizeof rep);
-    }
     for (k = 0; k < 4; ++k) {
         int b = SRS_BRANCH(g, k), verdict;
         pik_score_out r;
@@ -240,6 +237,19 @@ static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *re
         }
     }
     return want_cost;
+}
+
+/* Scores branch `want` of arm g at psi, or every allowed branch of g for want = -1; keeps the best.
+ * Returns branch `want`'s cost (HUGE when it does not qualify). rep_out (may be NULL) receives the
+ * representative angles. */
+SRS_NOINLINE static pik_real visit(srs_search *S, int g, pik_real psi, int want, pik_real *rep_out, pik_real *costs4)
+{
+    pik_real rep[7], sing;
+    search_thetas(S, g, psi, rep, &sing);
+    if (rep_out) {
+        memcpy(rep_out, rep, sizeof rep);
+    }
+    return visit_scores(S, g, psi, want, rep, sing, costs4);
 }
 
 static pik_real visit_branch(srs_search *S, int b, pik_real psi)
@@ -434,28 +444,28 @@ typedef struct srs_kinks {
 #define SRS_RATE_SING_MIN PIK_TOL(1e-6, 1e-3)
 #define SRS_NEWTON_DONE_NEAR PIK_TOL(1e-10, 1e-6)
 
-/* visit_newton's work where it does not fall back to visit_branch (it sets *fallback instead), in a
- * frame of its own: visit_branch's chain, the deepest of the search's, then does not stack on this
- * frame's angles and rates. */
-SRS_NOINLINE static pik_real newton_terms(srs_search *S, const srs_lin_arm *L, int b, pik_real psi, pik_real *f1,
-                                          pik_real *f2, int *smooth, srs_kinks *K, int *fallback)
+/* Branch b's representative angles at psi as visit_newton takes them (the joints from the linear
+ * form, or from arm_thetas with approx = 1), with (sin, cos) psi and |sin t2|, |sin t6|. */
+typedef struct srs_newton_at {
+    pik_real rep[7], sing, sin26[2], sp, cp;
+    int approx;
+} srs_newton_at;
+
+/* visit_newton's scoring and rates at the angles *at (rep is overwritten: its space holds the rates),
+ * in a frame of its own: arm_thetas and visit_branch, which end the search's deepest call chains, run
+ * in visit_newton's small frame, not on this one. */
+SRS_NOINLINE static pik_real newton_terms(srs_search *S, const srs_lin_arm *L, int b, pik_real psi, srs_newton_at *at,
+                                          pik_real *f1, pik_real *f2, int *smooth, srs_kinks *K)
 {
     const pik_select_options *o = S->sc.o;
     const pik_real *w = o->weights;
-    pik_real rep[7], th[7], q[7], sing, sin26[2], sp, cp, cost, v1 = 0, v2 = 0;
-    pik_real *dq = rep, *d2q = th; /* rep and th are dead once scored: their space holds the rates */
+    pik_real th[7], q[7], cost, v1 = 0, v2 = 0;
+    pik_real *rep = at->rep, *dq = rep, *d2q = th; /* rep and th are dead once scored: their space holds the rates */
+    const pik_real sing = at->sing, *sin26 = at->sin26, sp = at->sp, cp = at->cp;
+    const int approx = at->approx;
     pik_score_out r;
     unsigned charged = 0;
-    int j, approx = 0;
-    pik_sincos_r(psi, &sp, &cp);
-    if (!lin_thetas(L, S->t4, S->P->s4, sp, cp, rep, &sing, sin26)) {
-        if (!(sin26[0] >= SRS_RATE_SING_MIN && sin26[1] >= SRS_RATE_SING_MIN)) {
-            *fallback = 1;
-            return PIK_HUGE;
-        }
-        pik_srs_arm_thetas(S->P, (b >> 1) & 1, psi, S->seed_theta, rep, &sing);
-        approx = 1;
-    }
+    int j;
     branch_thetas(b, rep, th);
     if (score_thetas(S, b, psi, th, sing, q, &r) != PIK_SCORE_OK) {
         return PIK_HUGE;
@@ -523,14 +533,21 @@ SRS_NOINLINE static pik_real newton_terms(srs_search *S, const srs_lin_arm *L, i
 static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, pik_real *f2, int *smooth, srs_kinks *K)
 {
     const srs_lin_arm *L = search_lin(S, (b >> 1) & 1);
-    int fallback = 0;
-    pik_real cost;
+    srs_newton_at at;
     *smooth = 0;
     if (S->mapped || !S->sc.q_current) {
         return visit_branch(S, b, psi);
     }
-    cost = newton_terms(S, L, b, psi, f1, f2, smooth, K, &fallback);
-    return fallback ? visit_branch(S, b, psi) : cost;
+    pik_sincos_r(psi, &at.sp, &at.cp);
+    at.approx = 0;
+    if (!lin_thetas(L, S->t4, S->P->s4, at.sp, at.cp, at.rep, &at.sing, at.sin26)) {
+        if (!(at.sin26[0] >= SRS_RATE_SING_MIN && at.sin26[1] >= SRS_RATE_SING_MIN)) {
+            return visit_branch(S, b, psi);
+        }
+        pik_srs_arm_thetas(S->P, (b >> 1) & 1, psi, S->seed_theta, at.rep, &at.sing);
+        at.approx = 1;
+    }
+    return newton_terms(S, L, b, psi, &at, f1, f2, smooth, K);
 }
 
 /* Newton's method bounds: iterations, the largest step, and the step below which the next point is
@@ -1457,14 +1474,17 @@ static void minimise_beside(srs_search *S, int b, pik_real a0, pik_real a1, pik_
  * already). Returns 1 when the bound still leaves a gap to the best after the search: the cost is a
  * sum of terms each unimodal in the cell but may itself have two minima where q_current is far, and
  * the search finds one (split_cells halves such cells); 2 for such a gap after minimise_beside. */
-static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik_real rep_a[7],
-                       const pik_real rep_b[7], const pik_real rate[6], const pik_real *th_c, pik_real *lb_out)
+/* search_cell's bound of branch b on the cell (into *lb_out) and its feasibility: 0 when the cell is
+ * infeasible or pruned, else 1. A frame of its own, so the searches that follow do not stack on the
+ * ends' angles. */
+SRS_NOINLINE static int cell_bound(srs_search *S, int b, const pik_real rep_a[7], const pik_real rep_b[7],
+                                   const pik_real rate[6], const pik_real *th_c, pik_real *lb_out)
 {
     const pik_srs_model *m = S->m;
     const pik_select_options *o = S->sc.o;
     const srs_lin_arm *L = &S->lin;
-    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE, x_known;
-    int i, inside;
+    pik_real ta[7], tb[7], lb = 0, margin_ub = PIK_HUGE;
+    int i;
     branch_thetas(b, rep_a, ta);
     branch_thetas(b, rep_b, tb);
     /* The joints in turn from the one that pruned the last cell: the cells of a window are alike
@@ -1539,6 +1559,18 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
         lb = -margin_ub;
     }
     *lb_out = lb;
+    return 1;
+}
+
+static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik_real rep_a[7],
+                       const pik_real rep_b[7], const pik_real rate[6], const pik_real *th_c, pik_real *lb_out)
+{
+    pik_real lb, x_known;
+    int inside;
+    if (!cell_bound(S, b, rep_a, rep_b, rate, th_c, lb_out)) {
+        return 0;
+    }
+    lb = *lb_out;
     if (S->best->found && lb >= S->best->cost - SRS_COST_TOL) {
         return 0;
     }
@@ -1821,7 +1853,9 @@ SRS_NOINLINE static void widest(srs_search *S)
     W.branch = -1;
     pik_srs_limit_arcs(S->m, &A);
     for (W.g = 0; W.g < S->P->n_gc4; ++W.g) {
-        for (pik_srs_cells_begin(&C, S->m, S->P, &A, W.g); pik_srs_cells_next(&C, &lo, &hi, &mask);) {
+        /* the cells' linear form in the search's slot, which then no longer holds arm lin_g's */
+        S->lin_g = -1;
+        for (pik_srs_cells_begin(&C, S->m, S->P, &A, W.g, &S->lin); pik_srs_cells_next(&C, &lo, &hi, &mask);) {
             widest_cell(&W, lo, hi, mask);
         }
         for (b = 0; b < 8; ++b) {
@@ -2131,7 +2165,9 @@ int pik_srs_select_in(const pik_srs_model *m, const pik_real T[16], const pik_re
     srs_select_state *W = (srs_select_state *)(void *)ws;
     pik_real psi_in = psi_rad_inout ? *psi_rad_inout : 0, T_pulled[16], shoulder[3];
     int st = select_core(m, T, T, q_current_rad, policy, allowed, psi_rad_inout, opts, sel, W);
-    if ((st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS) || m->chain == 0) {
+    /* Without near-class support compiled in (PIK_CHAIN 0: no model has a chain) the retry below is
+     * dead code, and so is its pulled pose on this frame, which is on the search's deepest chain. */
+    if ((st != PIK_UNREACHABLE && st != PIK_NONE_IN_LIMITS) || !PIK_CHAIN || m->chain == 0) {
         return st;
     }
     /* A near-class arm at the edge of its class model's workspace: the search on the pulled pose
