@@ -452,8 +452,8 @@ typedef struct srs_newton_at {
 } srs_newton_at;
 
 /* visit_newton's scoring and rates at the angles *at (rep is overwritten: its space holds the rates),
- * in a frame of its own: arm_thetas and visit_branch, which end the search's deepest call chains, run
- * in visit_newton's small frame, not on this one. */
+ * in a frame of its own: arm_thetas and visit_branch, which end the search's deepest call chains, do
+ * not run on this one. */
 SRS_NOINLINE static pik_real newton_terms(srs_search *S, const srs_lin_arm *L, int b, pik_real psi, srs_newton_at *at,
                                           pik_real *f1, pik_real *f2, int *smooth, srs_kinks *K)
 {
@@ -523,6 +523,26 @@ SRS_NOINLINE static pik_real newton_terms(srs_search *S, const srs_lin_arm *L, i
     return r.cost;
 }
 
+/* visit_newton's angles at psi (the linear form's, or arm_thetas'), then newton_terms; *fallback = 1
+ * (and no cost) where neither gives the rates: visit_newton visits the branch then, from its own
+ * frame, so neither visit_branch's chain nor arm_thetas' stacks on this frame's angles. */
+SRS_NOINLINE static pik_real newton_angles(srs_search *S, const srs_lin_arm *L, int b, pik_real psi, pik_real *f1,
+                                           pik_real *f2, int *smooth, srs_kinks *K, int *fallback)
+{
+    srs_newton_at at;
+    pik_sincos_r(psi, &at.sp, &at.cp);
+    at.approx = 0;
+    if (!lin_thetas(L, S->t4, S->P->s4, at.sp, at.cp, at.rep, &at.sing, at.sin26)) {
+        if (!(at.sin26[0] >= SRS_RATE_SING_MIN && at.sin26[1] >= SRS_RATE_SING_MIN)) {
+            *fallback = 1;
+            return PIK_HUGE;
+        }
+        pik_srs_arm_thetas(S->P, (b >> 1) & 1, psi, S->seed_theta, at.rep, &at.sing);
+        at.approx = 1;
+    }
+    return newton_terms(S, L, b, psi, &at, f1, f2, smooth, K);
+}
+
 /* Branch b's cost at psi, as visit_branch, and where the kernel's cost (pik_select_internal.h, rule 3)
  * is smooth there -- the linear form accurate (away from shoulder and wrist singularities; nearer them
  * down to SRS_RATE_SING_MIN, the joints from arm_thetas and only the rates from the form) and the
@@ -533,21 +553,14 @@ SRS_NOINLINE static pik_real newton_terms(srs_search *S, const srs_lin_arm *L, i
 static pik_real visit_newton(srs_search *S, int b, pik_real psi, pik_real *f1, pik_real *f2, int *smooth, srs_kinks *K)
 {
     const srs_lin_arm *L = search_lin(S, (b >> 1) & 1);
-    srs_newton_at at;
+    int fallback = 0;
+    pik_real cost;
     *smooth = 0;
     if (S->mapped || !S->sc.q_current) {
         return visit_branch(S, b, psi);
     }
-    pik_sincos_r(psi, &at.sp, &at.cp);
-    at.approx = 0;
-    if (!lin_thetas(L, S->t4, S->P->s4, at.sp, at.cp, at.rep, &at.sing, at.sin26)) {
-        if (!(at.sin26[0] >= SRS_RATE_SING_MIN && at.sin26[1] >= SRS_RATE_SING_MIN)) {
-            return visit_branch(S, b, psi);
-        }
-        pik_srs_arm_thetas(S->P, (b >> 1) & 1, psi, S->seed_theta, at.rep, &at.sing);
-        at.approx = 1;
-    }
-    return newton_terms(S, L, b, psi, &at, f1, f2, smooth, K);
+    cost = newton_angles(S, L, b, psi, f1, f2, smooth, K, &fallback);
+    return fallback ? visit_branch(S, b, psi) : cost;
 }
 
 /* Newton's method bounds: iterations, the largest step, and the step below which the next point is
