@@ -857,7 +857,9 @@ static ARM6_NOINLINE int ik_described(const pik_arm6_model *m, const pik_real T[
     int only_in_limits = (options & PIK_IK_ONLY_IN_LIMITS) != 0, status, k, i, n = 0, any_polished = 0, n_cand = 0;
     int edge;
     status = described_class(m, T, seed_q_rad, options, &dh, T_flange_pose, T_dh, out);
-    if (m->chain == 0) {
+    /* Without near-class support compiled in (PIK_CHAIN 0: no model has a chain) the polish below is
+     * dead code, and so are its candidates and split starts on this frame. */
+    if (!PIK_CHAIN || m->chain == 0) {
         return status;
     }
     if (status != PIK_OK && status != PIK_UNREACHABLE) {

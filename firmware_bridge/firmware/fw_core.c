@@ -410,13 +410,13 @@ static int solve_pose(fw_core *fw, const pik_msg_pose *m, int32_t q_out[PIK_MAX_
     if (fw->is_srs) {
         fw_real psi = 0; /* v1 ignores the optional psi hint: PIK_PSI_NEAREST chooses */
         opts.branch_current = (int)pik_srs_branch(&fw->srs, q_cur);
-        st = pik_srs_select_ws(&fw->srs, T, q_cur, PIK_PSI_NEAREST, &psi, &opts, &sel, &fw->srs_ws);
+        st = pik_srs_select_ws(&fw->srs, T, q_cur, PIK_PSI_NEAREST, &psi, &opts, &sel, &fw->scratch.srs_ws);
     } else {
-        pik_solution_set set;
-        st = pik_arm6_ik_ex(&fw->arm6, T, q_cur, PIK_IK_ONLY_IN_LIMITS, &set);
+        pik_solution_set *set = &fw->scratch.arm6_set;
+        st = pik_arm6_ik_ex(&fw->arm6, T, q_cur, PIK_IK_ONLY_IN_LIMITS, set);
         if (st == PIK_OK) {
             opts.branch_current = (int)pik_arm6_branch(&fw->arm6, q_cur);
-            st = pik_select(&set, fw->arm6.lower_rad, fw->arm6.upper_rad, q_cur, &opts, &sel);
+            st = pik_select(set, fw->arm6.lower_rad, fw->arm6.upper_rad, q_cur, &opts, &sel);
         }
     }
     if (st != PIK_OK || sel.index < 0) {

@@ -17,8 +17,8 @@
  *     }
  * Times are the wrapping u32 microsecond clock; differences up to 2^31 us (35 min) are ordered.
  * Memory: sizeof(fw_core) is 4.0 KiB in the double build and 2.8 KiB in the float build, 1.5 / 0.8 KiB
- * of it the 7-DOF arm-angle search's workspace (pik_srs_workspace), kept here instead of on the
- * stack. The entry points' worst-case stack is in the README's footprint table (make -C csrc footprint).
+ * of it a pose setpoint's scratch (the 7-DOF arm-angle search's workspace, or the 6R IK's solution
+ * set in the same bytes), kept here instead of on the stack. The entry points' worst-case stack is in the README's footprint table (make -C csrc footprint).
  */
 #ifndef FW_CORE_H
 #define FW_CORE_H
@@ -71,8 +71,11 @@ typedef struct fw_core {
     int is_srs;                       /* 0: 6R (pik_arm6), 1: 7-DOF S-R-S (pik_srs) */
     pik_arm6_model arm6;
     pik_srs_model srs;
-    pik_srs_workspace srs_ws;         /* the arm-angle search's state (pik_srs_select_ws): here, in the
-                                         caller-owned core, not on the stack */
+    union {                           /* a pose setpoint's scratch: here, in the caller-owned core, not
+                                         on the stack (the one of the arm's class, is_srs) */
+        pik_srs_workspace srs_ws;     /* 7-DOF: the arm-angle search's state (pik_srs_select_ws) */
+        pik_solution_set arm6_set;    /* 6R: the IK's solutions, which the selection chooses from */
+    } scratch;
     int32_t model_min_mdeg[PIK_MAX_DOF]; /* the model's limits rounded inward: configured limits
                                             must stay within them */
     int32_t model_max_mdeg[PIK_MAX_DOF];
