@@ -26,6 +26,15 @@ static inline void mul33_tn(const pik_real A[9], const pik_real B[9], pik_real C
     }
 }
 
+/* Column c of A^T B, into out[0..2]: mul33_tn's C[3 i + c], the same products in the same order. */
+static inline void mul33_tn_col(const pik_real A[9], const pik_real B[9], int c, pik_real out[3])
+{
+    int i;
+    for (i = 0; i < 3; ++i) {
+        out[i] = A[i] * B[c] + A[3 + i] * B[3 + c] + A[6 + i] * B[6 + c];
+    }
+}
+
 /* C = A B^T */
 static inline void mul33_nt(const pik_real A[9], const pik_real B[9], pik_real C[9])
 {

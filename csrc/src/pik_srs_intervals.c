@@ -77,15 +77,6 @@ static lin3 shoulder_entry(const pik_real As[9], const pik_real R0[9], const pik
     return e;
 }
 
-/* Column c of A^T B (mul33_tn's C[3 i + c] for i = 0..2). */
-static void column_tn(const pik_real A[9], const pik_real B[9], int c, pik_real out[3])
-{
-    int i;
-    for (i = 0; i < 3; ++i) {
-        out[i] = A[i] * B[c] + A[3 + i] * B[3 + c] + A[6 + i] * B[6 + c];
-    }
-}
-
 /* Entry e of R47(psi) = Aw sin + Bw cos + Cw, times scale, from column e % 3 of Ya = As^T R (ya) and
  * of Y0 = R03ref^T R (y0): Aw = R34^T Ya, Cw = (R34^T v)(R^T u)^T, Bw = R34^T Y0 - Cw. */
 static lin3 wrist_entry(const pik_real G[9], const pik_real Gv[3], const pik_real Ru[3], const pik_real ya[3],
@@ -143,17 +134,17 @@ void pik_srs_arm_lin(const srs_pose *P, int g, srs_lin_arm *L)
     L->n[0] = shoulder_entry(As, R0, u, v, 4, 1);  L->d[0] = shoulder_entry(As, R0, u, v, 1, 1);
     L->n[1] = shoulder_entry(As, R0, u, v, 7, 0);  L->d[1] = shoulder_entry(As, R0, u, v, 7, 1);
     L->n[2] = shoulder_entry(As, R0, u, v, 8, -1); L->d[2] = shoulder_entry(As, R0, u, v, 6, -1);
-    column_tn(As, R, 2, ya);
-    column_tn(R0, R, 2, y0);
+    mul33_tn_col(As, R, 2, ya);
+    mul33_tn_col(R0, R, 2, y0);
     L->n[3] = wrist_entry(G, Gv, Ru, ya, y0, 5, 1);
     L->d[3] = wrist_entry(G, Gv, Ru, ya, y0, 2, 1);
     L->n[4] = wrist_entry(G, Gv, Ru, ya, y0, 8, 0);
     L->d[4] = wrist_entry(G, Gv, Ru, ya, y0, 8, 1);
-    column_tn(As, R, 1, ya);
-    column_tn(R0, R, 1, y0);
+    mul33_tn_col(As, R, 1, ya);
+    mul33_tn_col(R0, R, 1, y0);
     L->n[5] = wrist_entry(G, Gv, Ru, ya, y0, 7, 1);
-    column_tn(As, R, 0, ya);
-    column_tn(R0, R, 0, y0);
+    mul33_tn_col(As, R, 0, ya);
+    mul33_tn_col(R0, R, 0, y0);
     L->d[5] = wrist_entry(G, Gv, Ru, ya, y0, 6, -1);
     L->half_singular[0] = 0;
     L->half_singular[1] = 0;

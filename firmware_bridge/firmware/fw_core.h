@@ -18,7 +18,8 @@
  * Times are the wrapping u32 microsecond clock; differences up to 2^31 us (35 min) are ordered.
  * Memory: sizeof(fw_core) is 4.0 KiB in the double build and 2.8 KiB in the float build, 1.5 / 0.8 KiB
  * of it a pose setpoint's scratch (the 7-DOF arm-angle search's workspace, or the 6R IK's solution
- * set in the same bytes), kept here instead of on the stack. The entry points' worst-case stack is in the README's footprint table (make -C csrc footprint).
+ * set in the same bytes), kept here instead of on the stack. The entry points' worst-case stack is
+ * in the README's footprint table (make -C csrc footprint).
  */
 #ifndef FW_CORE_H
 #define FW_CORE_H
