@@ -89,6 +89,7 @@ cdef extern from "piperik/piperik.h" nogil:
         pik_real continuous_step_rad
         int keep_branch
         pik_real max_step_rad
+        int search_budget
 
     ctypedef struct pik_selection:
         int index
@@ -101,6 +102,7 @@ cdef extern from "piperik/piperik.h" nogil:
         int max_step_joint
         int step_exceeded
         int branch_switched
+        int search_cut
 
     ctypedef struct pik_arm6_model:
         const char *name

@@ -197,6 +197,8 @@ class Selection:
     max_step_joint: int = -1      #: its joint (0-based), -1 without q_current
     step_exceeded: bool = False   #: max_step_rad above options.max_step_rad (reported, not raised)
     branch_switched: bool = False #: a discontinuous change of branch against q_current
+    search_cut: bool = False      #: 7-DOF: ``options.search_budget`` ended the arm-angle search, so q is
+    #: the best candidate it found (exact, in the limits) but not proven the nearest
 
     @classmethod
     def _from_core(cls, out, branch_name) -> "Selection":
@@ -204,7 +206,7 @@ class Selection:
         return cls(out.q, int(out.index), branch_name(flags), _singular_names(flags), float(out.distance),
                    float(out.limit_margin_rad), None if out.psi is None else float(out.psi), float(out.singularity),
                    float(out.max_step_rad), int(out.max_step_joint), bool(out.step_exceeded),
-                   bool(out.branch_switched))
+                   bool(out.branch_switched), bool(out.search_cut))
 
 
 def _tool_matrix(tool) -> Optional[np.ndarray]:

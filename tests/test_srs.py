@@ -263,6 +263,42 @@ def test_selection_is_nearest_in_limit_solution(arm):
     assert not worse, f"selection farther than the brute-force scan: {worse}"
 
 
+def test_search_budget_bounds_the_search_and_says_so(arm):
+    """SelectOptions(search_budget=N): a jump (q_current random in the limits) returns an exact in-limit
+    solution flagged search_cut, never nearer than the brute-force optimum and never "no solution"
+    where the full search has one; an uncut search is the full one; the budget is an int >= 0."""
+    rng = np.random.default_rng(SEED + 29)
+    budget = piperik.SelectOptions(search_budget=8)
+    cut = 0
+    for q in random_q(arm, rng, 24):
+        T, q_current = arm.fk(q), random_q(arm, rng, 1)[0]
+        full = arm.select(T, q_current)
+        sel = arm.select(T, q_current, options=budget)
+        assert not full.search_cut
+        assert np.all(sel.q >= arm.lower - 1e-12) and np.all(sel.q <= arm.upper + 1e-12)
+        dp, dr = pose_error(arm.fk(sel.q), T)
+        assert dp <= 1e-9 and dr <= 1e-9
+        assert sel.distance >= full.distance - 1e-9
+        if sel.search_cut:
+            cut += 1
+        else:
+            np.testing.assert_array_equal(sel.q, full.q)
+        np.testing.assert_array_equal(arm.ik(T, q_current, options=budget), sel.q)
+    assert cut > 0, "no search was cut: the budget path is not exercised"
+    # the brute force bounds a budgeted choice from below too
+    q = random_q(arm, rng, 1)[0]
+    T, q_current = arm.fk(q), random_q(arm, rng, 1)[0]
+    nearest_budget = piperik.SelectOptions(soft_limit_margin_rad=0, limit_penalty=0, singularity_margin=0,
+                                           singularity_penalty=0, branch_switch_penalty=0, search_budget=4)
+    assert arm.select(T, q_current, options=nearest_budget).distance >= brute_force_nearest_distance(arm, T, q_current) - 1e-9
+    assert piperik.SelectOptions().search_budget == 0
+    assert "search_budget=8" in repr(budget)
+    for bad, err in ((-1, ValueError), (2**40, ValueError), (1.5, TypeError), ("3", TypeError), (True, TypeError),
+                     (None, TypeError)):
+        with pytest.raises(err, match=r"^search_budget:"):
+            piperik.SelectOptions(search_budget=bad)
+
+
 def test_selection_next_to_current_configuration(arm):
     """A control loop: q_current a little off the pose's solution -> the result is that solution."""
     rng = np.random.default_rng(SEED + 8)

@@ -193,6 +193,24 @@ py::array_t<double> new_array(std::initializer_list<py::ssize_t> shape)
 }
 
 
+// SelectOptions(search_budget=...): a Python int in [0, kMaxSearchBudget] (arm evaluations; 0: no
+// limit), else TypeError / ValueError naming it.
+constexpr long kMaxSearchBudget = 1000000000L;
+int budget_arg(py::handle obj)
+{
+    if (!PyLong_Check(obj.ptr()) || PyBool_Check(obj.ptr())) {
+        throw py::type_error("search_budget: expected an integer number of arm evaluations (0: no limit), got " +
+                             std::string(py::str(py::type::handle_of(obj).attr("__name__"))));
+    }
+    int overflow = 0;
+    long v = PyLong_AsLongAndOverflow(obj.ptr(), &overflow);
+    if (overflow != 0 || v < 0 || v > kMaxSearchBudget) {
+        throw py::value_error("search_budget: must be an integer in [0, 1e9] (0: no limit), got " +
+                              std::string(py::str(obj)));
+    }
+    return static_cast<int>(v);
+}
+
 // Selection options (pik_select_options) owned by Python, with the weights kept alive here.
 struct SelectOptions {
     pik_select_options o = pik_select_options_default();
@@ -245,7 +263,7 @@ struct SelectResult {
     py::object psi;
     double distance = 0.0, limit_margin_rad = 0.0, singularity = 0.0, max_step_rad = 0.0;
     int max_step_joint = -1;
-    bool step_exceeded = false, branch_switched = false;
+    bool step_exceeded = false, branch_switched = false, search_cut = false;
 };
 
 SelectResult select_result(const pik_selection &sel, py::ssize_t dof, py::object psi)
@@ -263,6 +281,7 @@ SelectResult select_result(const pik_selection &sel, py::ssize_t dof, py::object
     r.max_step_joint = sel.max_step_joint;
     r.step_exceeded = sel.step_exceeded != 0;
     r.branch_switched = sel.branch_switched != 0;
+    r.search_cut = sel.search_cut != 0;
     return r;
 }
 
@@ -1363,7 +1382,7 @@ PYBIND11_MODULE(_core, m)
     py::class_<SelectOptions>(m, "SelectOptions")
         .def(py::init([](py::object weights, double limit_margin_rad, double soft_limit_margin_rad, double limit_penalty,
                          double singularity_margin, double singularity_penalty, double branch_switch_penalty,
-                         double continuous_step_rad, double max_step_rad) {
+                         double continuous_step_rad, double max_step_rad, py::handle search_budget) {
                  SelectOptions o;
                  if (!weights.is_none()) {
                      darray w = as_double_array(weights, "weights");
@@ -1383,6 +1402,7 @@ PYBIND11_MODULE(_core, m)
                      throw py::value_error("max_step_rad: must be a number in [0, 1e12], or 0 or inf for no bound; got nan");
                  }
                  o.o.max_step_rad = std::isinf(max_step_rad) && max_step_rad > 0 ? 0.0 : max_step_rad;
+                 o.o.search_budget = budget_arg(search_budget);
                  o.validate();
                  return o;
              }),
@@ -1393,7 +1413,7 @@ PYBIND11_MODULE(_core, m)
              py::arg("singularity_penalty") = pik_select_options_default().singularity_penalty,
              py::arg("branch_switch_penalty") = pik_select_options_default().branch_switch_penalty,
              py::arg("continuous_step_rad") = pik_select_options_default().continuous_step_rad,
-             py::arg("max_step_rad") = 0.0)
+             py::arg("max_step_rad") = 0.0, py::arg("search_budget") = 0)
         .def("replace", [](const SelectOptions &base, py::object weights, py::object limit_margin_rad) {
                  // A copy with the given fields changed (None keeps the field): how ik(weights=...,
                  // limit_margin=...) folds its keyword arguments into an options object.
@@ -1427,6 +1447,7 @@ PYBIND11_MODULE(_core, m)
         .def_property_readonly("branch_switch_penalty", [](const SelectOptions &o) { return o.o.branch_switch_penalty; })
         .def_property_readonly("continuous_step_rad", [](const SelectOptions &o) { return o.o.continuous_step_rad; })
         .def_property_readonly("max_step_rad", [](const SelectOptions &o) { return o.o.max_step_rad; })
+        .def_property_readonly("search_budget", [](const SelectOptions &o) { return o.o.search_budget; })
         .def_static("nearest", []() {
             SelectOptions o;
             o.o.soft_limit_margin_rad = 0.0;
@@ -1444,7 +1465,8 @@ PYBIND11_MODULE(_core, m)
                    ", singularity_penalty=" + num_str(o.o.singularity_penalty) +
                    ", branch_switch_penalty=" + num_str(o.o.branch_switch_penalty) +
                    ", continuous_step_rad=" + num_str(o.o.continuous_step_rad) +
-                   ", max_step_rad=" + num_str(o.o.max_step_rad) + ")";
+                   ", max_step_rad=" + num_str(o.o.max_step_rad) +
+                   ", search_budget=" + std::to_string(o.o.search_budget) + ")";
         });
 
     // The results the arm classes return, by field name (the Python layer wraps them in its
@@ -1460,7 +1482,8 @@ PYBIND11_MODULE(_core, m)
         .def_readonly("max_step_rad", &SelectResult::max_step_rad)
         .def_readonly("max_step_joint", &SelectResult::max_step_joint)
         .def_readonly("step_exceeded", &SelectResult::step_exceeded)
-        .def_readonly("branch_switched", &SelectResult::branch_switched);
+        .def_readonly("branch_switched", &SelectResult::branch_switched)
+        .def_readonly("search_cut", &SelectResult::search_cut);
     py::class_<PathOutcome>(m, "PathOutcome")
         .def_readonly("q", &PathOutcome::q)
         .def_readonly("psi", &PathOutcome::psi)

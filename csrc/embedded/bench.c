@@ -135,8 +135,15 @@ int main(void)
     bench_stat b_sel = {"pik_arm6_ik_ex+pik_select", 0, 0, 0, 0}, b_empty = {"empty", 0, 0, 0, 0};
     bench_stat b_srs = {"pik_srs_ik", 0, 0, 0, 0}, b_srs_sel = {"pik_srs_select", 0, 0, 0, 0};
     bench_stat b_srs_ws = {"pik_srs_select_ws", 0, 0, 0, 0}, b_srs_far = {"pik_srs_select_ws_far", 0, 0, 0, 0};
+    bench_stat b_far_b16 = {"pik_srs_select_ws_far_budget16", 0, 0, 0, 0};
+    bench_stat b_far_b64 = {"pik_srs_select_ws_far_budget64", 0, 0, 0, 0};
+    pik_select_options budget16, budget64;
     static pik_srs_workspace ws; /* caller-owned: off the stack */
     int i, j, bad = 0;
+    memset(&budget16, 0, sizeof budget16);
+    budget16.search_budget = 16;
+    budget64 = budget16;
+    budget64.search_budget = 64;
     pik_systick_start();
     printf("piperik %s bench: real=%s trig=%s, %d poses per arm\n", PIK_VERSION_STRING, PIK_REAL_NAME,
            PIK_USE_LIBM ? "libm" : "table", BENCH_POSES);
@@ -183,6 +190,12 @@ int main(void)
         psi = 0;
         TIMED(b_srs_far, st = pik_srs_select_ws(iiwa, T7[i], F7[i], PIK_PSI_NEAREST, &psi, 0, &sel, &ws));
         bad += st != PIK_OK;
+        psi = 0;
+        TIMED(b_far_b16, st = pik_srs_select_ws(iiwa, T7[i], F7[i], PIK_PSI_NEAREST, &psi, &budget16, &sel, &ws));
+        bad += st != PIK_OK;
+        psi = 0;
+        TIMED(b_far_b64, st = pik_srs_select_ws(iiwa, T7[i], F7[i], PIK_PSI_NEAREST, &psi, &budget64, &sel, &ws));
+        bad += st != PIK_OK;
     }
     CHECK(bad == 0, "%d benchmark calls failed", bad);
     stat_print(&b_empty);
@@ -193,6 +206,8 @@ int main(void)
     stat_print(&b_srs_sel);
     stat_print(&b_srs_ws);
     stat_print(&b_srs_far);
+    stat_print(&b_far_b16);
+    stat_print(&b_far_b64);
     CHECK(b_ik.calls == BENCH_POSES && b_ik.max > b_ik.sum / b_ik.calls * 0.5, "no measurement");
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail == 0 ? 0 : 1;

@@ -16,7 +16,7 @@ int pik_select_options_valid(const pik_select_options *o)
            o->singularity_margin >= 0 && o->singularity_margin <= big && o->singularity_penalty >= 0 &&
            o->singularity_penalty <= big && o->branch_switch_penalty >= 0 && o->branch_switch_penalty <= big &&
            o->max_step_rad >= 0 && o->max_step_rad <= big && o->continuous_step_rad >= 0 &&
-           o->continuous_step_rad <= big;
+           o->continuous_step_rad <= big && o->search_budget >= 0;
 }
 
 void pik_selection_clear(pik_selection *sel)
@@ -31,6 +31,7 @@ void pik_selection_clear(pik_selection *sel)
     sel->max_step_joint = -1;
     sel->step_exceeded = 0;
     sel->branch_switched = 0;
+    sel->search_cut = 0;
     for (j = 0; j < PIK_MAX_DOF; ++j) {
         sel->q_rad[j] = 0.0;
     }
@@ -50,6 +51,7 @@ pik_select_options pik_select_options_default(void)
     o.continuous_step_rad = PIK_DEFAULT_CONTINUOUS_STEP_RAD;
     o.keep_branch = 0;
     o.max_step_rad = 0.0;
+    o.search_budget = 0;
     return o;
 }
 

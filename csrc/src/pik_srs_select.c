@@ -132,6 +132,9 @@ typedef struct srs_search {
     pik_real r03_c[9];           /* q_current's R03 (canonical frame), once have_r03_c */
     pik_real window_scale2;      /* 1/w1 + 1/w2 + 1/w3 */
     int prune_joint;             /* the joint whose term last pruned a cell: search_cell adds it first */
+    int evals, budget;           /* arm evaluations so far (search_thetas, newton_angles); the options'
+                                  * search_budget (0: none) */
+    int cut;                     /* 1 once the budget stopped the search (spent) */
     int n_split;                 /* cells whose bound left a gap after their search (search_cell), */
     struct {                     /* the SRS_SPLIT_CELLS lowest bounds kept, to be halved at the end */
         pik_real a0, a1, lb;
@@ -154,6 +157,7 @@ static const srs_lin_arm *search_lin(srs_search *S, int g)
  * evaluates an arm many times, so building the form once pays), else arm_thetas. */
 static void search_thetas(srs_search *S, int g, pik_real psi, pik_real rep[7], pik_real *sing)
 {
+    ++S->evals;
     if (S->lin_g != -2) {
         const srs_lin_arm *L = search_lin(S, g); /* before reading t4, which it sets */
         pik_real sp, cp;
@@ -163,6 +167,19 @@ static void search_thetas(srs_search *S, int g, pik_real psi, pik_real rep[7], p
         }
     }
     pik_srs_arm_thetas(S->P, g, psi, S->seed_theta, rep, sing);
+}
+
+/* 1 when the search has spent its budget (pik_select_options.search_budget) and holds a candidate:
+ * every search loop then ends, and the selection returns its best so far (flagged search_cut). A
+ * search without a candidate goes on until it finds one (or proves there is none), so a budget never
+ * turns an answer into "none in limits". */
+static int spent(srs_search *S)
+{
+    if (S->budget > 0 && S->evals >= S->budget && S->best->found) {
+        S->cut = 1;
+        return 1;
+    }
+    return 0;
 }
 
 /* 1 when the weighted squared joint distance of angles th from q_current's (S->seed_theta) exceeds
@@ -324,7 +341,7 @@ static void brent_on(srs_search *S, int b, pik_real a, pik_real c, pik_real x, p
     pik_real d = c - a, e = c - a, u, fu; /* as if the last two steps spanned the bracket: the first two
                                            * parabolas are accepted when they fall inside it */
     int it;
-    for (it = 0; it < iterations; ++it) {
+    for (it = 0; it < iterations && !spent(S); ++it) {
         pik_real xm = PIK_R(0.5) * (a + c);
         int golden = 1;
         if (pik_fabs(x - xm) <= 2 * tol - PIK_R(0.5) * (c - a)) {
@@ -530,6 +547,7 @@ SRS_NOINLINE static pik_real newton_angles(srs_search *S, const srs_lin_arm *L, 
                                            pik_real *f2, int *smooth, srs_kinks *K, int *fallback)
 {
     srs_newton_at at;
+    ++S->evals;
     pik_sincos_r(psi, &at.sp, &at.cp);
     at.approx = 0;
     if (!lin_thetas(L, S->t4, S->P->s4, at.sp, at.cp, at.rep, &at.sing, at.sin26)) {
@@ -605,7 +623,7 @@ static int newton_on(srs_search *S, int b, pik_real lo, pik_real hi, pik_real x,
     srs_kinks K;
     int it, smooth = 1;
     K.bit = -1;
-    for (it = 0; it < SRS_NEWTON_ITERATIONS; ++it) {
+    for (it = 0; it < SRS_NEWTON_ITERATIONS && !spent(S); ++it) {
         pik_real step, fn, g1 = f1, g2 = f2;
         if (!smooth || !(f2 > 0)) {
             return 0;
@@ -776,7 +794,7 @@ static pik_real corner_on(srs_search *S, int b, int bit, pik_real level, pik_rea
     srs_kinks K;
     int it, smooth;
     K.bit = bit;
-    for (it = 0; it < 40; ++it) {
+    for (it = 0; it < 40 && !spent(S); ++it) {
         pik_real xn;
         visit_newton(S, b, x, &f1, &f2, &smooth, &K);
         if (!smooth) {
@@ -822,7 +840,7 @@ static int slope_root_on(srs_search *S, int b, pik_real a, pik_real c, pik_real 
     srs_kinks K;
     int it, smooth = 1;
     K.bit = -1;
-    for (it = 0; it < 48; ++it) {
+    for (it = 0; it < 48 && !spent(S); ++it) {
         pik_real step = f2 > 0 ? -f1 / f2 : 0, xn = x + step;
         unsigned differ = charged_a ^ charged_c;
         if (differ && !(differ & (differ - 1))) {
@@ -1046,7 +1064,7 @@ SRS_NOINLINE static void local_search(srs_search *S, int b, pik_real psi0, int t
     c = x + step;
     fa = visit_branch(S, b, a);
     fc = visit_branch(S, b, c);
-    for (it = 0; it < 12 && !(fx <= fa && fx <= fc); ++it) {
+    for (it = 0; it < 12 && !(fx <= fa && fx <= fc) && !spent(S); ++it) {
         step *= 2;
         if (fa < fc) {
             c = x; fc = fx;
@@ -1246,7 +1264,7 @@ SRS_NOINLINE static void scan_branches(srs_search *S, int g)
         }
     }
     pik_srs_sort_reals(br, 0, nb);
-    for (i = 0; i + 1 < nb; ++i) {
+    for (i = 0; i + 1 < nb && !spent(S); ++i) {
         pik_real a0 = br[i], a1 = br[i + 1];
         visit(S, g, a0, -1, 0, 0); /* an optimum on a limit sits on a crossing */
         if (!(a1 - a0 > SRS_INTERVAL_MIN)) {
@@ -1267,7 +1285,7 @@ SRS_NOINLINE static void scan_branches(srs_search *S, int g)
         }
         /* samples i = 0 .. NS - 1 around the circle, each judged against its neighbours once the
          * next is known (three values held, not NS: this frame is on the firmware's deepest chain) */
-        for (i = 0; i <= NS + 1; ++i) {
+        for (i = 0; i <= NS + 1 && !spent(S); ++i) {
             f_next = i < NS ? visit_branch(S, b, -PIK_PI + (PIK_TWO_PI / NS) * (pik_real)i) : (i == NS ? f_first : f_second);
             if (i == 0) {
                 f_first = f_next;
@@ -1416,7 +1434,7 @@ SRS_NOINLINE static void polar_window(srs_search *S, int g, int wrist, pik_real 
     lo = pik_atan2_r(psi_s - E - S->map_centre, S->map_scale);
     hi = pik_atan2_r(psi_s + E - S->map_centre, S->map_scale);
     u_in = pik_atan2_r(PIK_R(1.001) * r_seed, S->map_scale);
-    for (side = 0; side < 2; ++side) {
+    for (side = 0; side < 2 && !spent(S); ++side) {
         pik_real a0 = side ? (u_in > lo ? u_in : lo) : lo, a1 = side ? hi : (-u_in < hi ? -u_in : hi), du;
         if (!(a1 > a0)) {
             continue;
@@ -1580,7 +1598,7 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
 {
     pik_real lb, x_known;
     int inside;
-    if (!cell_bound(S, b, rep_a, rep_b, rate, th_c, lb_out)) {
+    if (spent(S) || !cell_bound(S, b, rep_a, rep_b, rate, th_c, lb_out)) {
         return 0;
     }
     lb = *lb_out;
@@ -1636,7 +1654,7 @@ SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
         int depth;
     } stack[SRS_CELL_SPLIT_DEPTH + 1];
     int i, k, top;
-    for (i = 0; i < S->n_split; ++i) {
+    for (i = 0; i < S->n_split && !spent(S); ++i) {
         int b = S->split[i].b & 7, g = (b >> 1) & 1, max_depth;
         pik_real a0 = S->split[i].a0, a1 = S->split[i].a1, sm, cm, rate[6], x_known;
         const srs_lin_arm *L;
@@ -1660,7 +1678,7 @@ SRS_NOINLINE static void split_cells(srs_search *S, const pik_real *th_c)
         stack[0].a1 = a1;
         stack[0].depth = 0;
         top = 1;
-        while (top > 0) {
+        while (top > 0 && !spent(S)) {
             pik_real c0 = stack[top - 1].a0, c1 = stack[top - 1].a1, mid = PIK_R(0.5) * (c0 + c1), sing, lb;
             pik_real rep_a[7], rep_m[7], rep_b[7];
             int depth = stack[--top].depth + 1;
@@ -1706,7 +1724,7 @@ SRS_NOINLINE static int bb_cells(srs_search *S, int g, const srs_lin_arm *L, con
     /* Every breakpoint (in the window) is scored on every branch: an in-limit set may be a single arm
      * angle (several joints at a limit at once, in a cell too short to search), and an optimum on a
      * limit is one */
-    for (i = 0; i + 1 < nb && win != 0; ++i) {
+    for (i = 0; i + 1 < nb && win != 0 && !spent(S); ++i) {
         pik_real sm, cm, rate[6];
         const int near = win == 1; /* br holds the window's breakpoints only */
         int searched = !(br[i + 1] - br[i] < SRS_INTERVAL_MIN || in_exclusion(L, PIK_R(0.5) * (br[i] + br[i + 1]))),
@@ -1780,7 +1798,11 @@ static void branch_and_bound(srs_search *S, int g, const pik_real *th_c, pik_rea
     const srs_lin_arm *L;
     pik_real w_centre = 0, w_half = PIK_PI;
     pik_real w_cost = S->best->found && S->best->cost < cap ? S->best->cost : cap;
-    int j, win = S->sc.q_current ? psi_window(S, g, w_cost, &w_centre, &w_half) : 2;
+    int j, win;
+    if (spent(S)) {
+        return; /* not even the arm's breakpoints: a budget bounds the time to the first answer */
+    }
+    win = S->sc.q_current ? psi_window(S, g, w_cost, &w_centre, &w_half) : 2;
     if (win == 0) {
         return; /* no arm angle of this arm comes near enough q_current */
     }
@@ -2249,6 +2271,9 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
     W->S.mapped = 0;
     W->S.n_split = 0;
     W->S.prune_joint = 0;
+    W->S.evals = 0;
+    W->S.budget = o->search_budget;
+    W->S.cut = 0;
     W->S.newton_branch = -1;
     W->S.newton_psi = 0;
 
@@ -2303,7 +2328,8 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
             }
             split_cells(&W->S, W->th_c);
         }
-        if (W->best.found && W->best.cost > SRS_COST_TOL) {
+        if (W->best.found && W->best.cost > SRS_COST_TOL && !W->S.cut) {
+            /* (a search the budget cut short returns its best as it is: not the optimum anyway) */
             W->unpolished = W->best;
             polish_best(&W->S);
         }
@@ -2311,6 +2337,8 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
     if (!W->best.found) {
         return W->S.blocked ? PIK_BRANCH_SWITCH : PIK_NONE_IN_LIMITS;
     }
-    return finish(&W->S, W->best, W->unpolished, q_current_rad, psi_rad_inout, sel);
+    st = finish(&W->S, W->best, W->unpolished, q_current_rad, psi_rad_inout, sel);
+    sel->search_cut = st == PIK_OK && W->S.cut;
+    return st;
 }
 

@@ -940,6 +940,94 @@ static void test_chain(int n)
 }
 #endif
 
+/*
+ * pik_select_options.search_budget: with a budget the nearest search answers whenever the full one
+ * does (a budget never turns a solution into "none in limits"), with a solution that is exact and in
+ * the limits and never nearer than the proven optimum; a search the budget did not cut is the full
+ * search, bit for bit; search_cut is set only where the budget ended it (and jumps, q_current random
+ * in the limits, do get cut at small budgets: the flag is exercised); a negative budget is refused.
+ */
+static void test_search_budget(const pik_srs_model *m, int n)
+{
+    static const int budgets[] = {1, 16, 64};
+    static pik_srs_workspace ws;
+    int i, j, k, lost = 0, bad = 0, nearer = 0, uncut_differs = 0, cuts = 0, full_cut = 0, calls = 0;
+    double worst_nearer = 0;
+    for (i = 0; i < n; ++i) {
+        pik_real q[7], cur[7], T[16], psi0 = 0;
+        ld Tr[16];
+        pik_select_options o;
+        pik_selection full;
+        int st0, jump = i % 2 == 0;
+        memset(&o, 0, sizeof o);
+        for (j = 0; j < 7; ++j) {
+            q[j] = (pik_real)rng_uniform(m->lower_rad[j], m->upper_rad[j]);
+        }
+        for (j = 0; j < 7; ++j) {
+            cur[j] = jump ? (pik_real)rng_uniform(m->lower_rad[j], m->upper_rad[j]) : q[j] + (pik_real)rng_uniform(-0.05, 0.05);
+        }
+        pik_srs_fk(m, q, T);
+        st0 = pik_srs_select_ws(m, T, cur, PIK_PSI_NEAREST, &psi0, &o, &full, &ws);
+        full_cut += full.search_cut != 0;
+        for (k = 0; k < (int)(sizeof budgets / sizeof budgets[0]); ++k) {
+            pik_selection sel;
+            pik_real psi = 0;
+            double pos, rot;
+            int st;
+            o.search_budget = budgets[k];
+            st = pik_srs_select_ws(m, T, cur, PIK_PSI_NEAREST, &psi, &o, &sel, &ws);
+            ++calls;
+            if (st0 == PIK_OK && st != PIK_OK) {
+                lost++;
+                continue;
+            }
+            if (st != PIK_OK) {
+                continue;
+            }
+            cuts += sel.search_cut != 0;
+            if (!sel.search_cut && (psi != psi0 || memcmp(sel.q_rad, full.q_rad, sizeof sel.q_rad) != 0 ||
+                                    sel.distance != full.distance)) {
+                uncut_differs++;
+            }
+            ref_fk_srs(m, sel.q_rad, Tr);
+            pos = pose_err(Tr, T, &rot);
+            if (!(pos <= IK_EXACT_TOL) || !(rot <= IK_EXACT_TOL)) bad++;
+            for (j = 0; j < 7; ++j) {
+                if (!(sel.q_rad[j] >= m->lower_rad[j] && sel.q_rad[j] <= m->upper_rad[j])) bad++;
+            }
+            if (st0 == PIK_OK && sel.distance < full.distance - TOL(1e-9, 1e-3)) {
+                nearer++;
+                worst_nearer = fmax(worst_nearer, (double)(full.distance - sel.distance));
+            }
+        }
+    }
+    CHECK(lost == 0, "%s: search_budget turned %d answers into no solution", m->name, lost);
+    CHECK(bad == 0, "%s: %d budgeted selections not exact or outside the limits", m->name, bad);
+    CHECK(nearer == 0, "%s: %d budgeted selections nearer than the full search's optimum (by up to %.3g)", m->name,
+          nearer, worst_nearer);
+    CHECK(uncut_differs == 0, "%s: %d selections the budget did not cut differ from the full search", m->name,
+          uncut_differs);
+    CHECK(full_cut == 0, "%s: search_cut set %d times without a budget", m->name, full_cut);
+    CHECK(n < 8 || cuts > 0, "%s: no budget cut any of %d searches (the cut path is not exercised)", m->name, calls);
+    {
+        pik_real q[7] = {0.3, 0.5, -0.2, 1.0, 0.4, 0.3, 0.2}, T[16], psi = 0;
+        pik_select_options o;
+        pik_selection sel;
+        int st;
+        memset(&o, 0, sizeof o);
+        pik_srs_fk(m, q, T);
+        o.search_budget = -1;
+        CHECK(pik_srs_select(m, T, q, PIK_PSI_NEAREST, &psi, &o, &sel) == PIK_ERR_BAD_ARGUMENT,
+              "%s: search_budget -1 accepted", m->name);
+        /* the other searching policies take the budget too, and still answer */
+        o.search_budget = 1;
+        st = pik_srs_select(m, T, 0, PIK_PSI_MAX_MARGIN, &psi, &o, &sel);
+        CHECK(st == PIK_OK, "%s: max margin with search_budget 1: status %d", m->name, st);
+        st = pik_srs_select(m, T, 0, PIK_PSI_WIDEST, &psi, &o, &sel);
+        CHECK(st == PIK_OK, "%s: widest with search_budget 1: status %d", m->name, st);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int n = PIK_TEST_DEFAULT_COUNT;
@@ -960,6 +1048,8 @@ int main(int argc, char **argv)
     test_select(pik_piper_model(0), n / 4 + 1);
     test_srs(pik_iiwa14_model(), n / 4 + 1, n / 40 + 1);
     test_srs(pik_nero_model(), n / 4 + 1, n / 40 + 1);
+    test_search_budget(pik_iiwa14_model(), n / 20 + 8);
+    test_search_budget(pik_nero_model(), n / 20 + 8);
     test_tool(n / 4 + 1);
     test_chain(n / 10 + 1);
     printf("%d passed, %d failed\n", n_pass, n_fail);

@@ -410,6 +410,7 @@ static int solve_pose(fw_core *fw, const pik_msg_pose *m, int32_t q_out[PIK_MAX_
     if (fw->is_srs) {
         fw_real psi = 0; /* v1 ignores the optional psi hint: PIK_PSI_NEAREST chooses */
         opts.branch_current = (int)pik_srs_branch(&fw->srs, q_cur);
+        opts.search_budget = FW_SRS_SEARCH_BUDGET;
         st = pik_srs_select_ws(&fw->srs, T, q_cur, PIK_PSI_NEAREST, &psi, &opts, &sel, &fw->scratch.srs_ws);
     } else {
         pik_solution_set *set = &fw->scratch.arm6_set;

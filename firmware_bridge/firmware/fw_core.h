@@ -51,6 +51,14 @@ typedef double fw_real;
 /* fw_core_tick period the platform should call at (any period works; the servo outputs and the
  * watchdog are evaluated at the tick times). */
 #define FW_TICK_US 1000u
+/* A 7-DOF pose setpoint's arm-angle search budget (pik_select_options.search_budget): 0, the default,
+ * finds the nearest solution, whose worst case is a jump (a setpoint far from the commanded joints:
+ * ~40x a control step's instructions, README "Footprint"); 16 bounds it near 3.7x at the price of a
+ * solution that is exact and in the limits but not always the nearest. Build with
+ * -DFW_SRS_SEARCH_BUDGET=16 where the pose handler must fit a hard time slot. */
+#ifndef FW_SRS_SEARCH_BUDGET
+#define FW_SRS_SEARCH_BUDGET 0
+#endif
 #define FW_CAPS (PIK_CAP_TRAJ | PIK_CAP_POSE | PIK_CAP_GET_STATE | PIK_CAP_THIN_ACK | PIK_CAP_LIMITS | \
                  PIK_CAP_GET_BOOT | PIK_CAP_TOOL)
 

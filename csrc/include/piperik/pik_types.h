@@ -76,6 +76,11 @@ typedef struct pik_select_options {
     pik_real continuous_step_rad;   /* a step up to this is continuous (0: 0.1 rad) */
     int keep_branch;                /* 1: reject discontinuous branch changes (PIK_BRANCH_SWITCH) */
     pik_real max_step_rad;          /* > 0: flag a choice whose largest joint step exceeds this */
+    int search_budget;              /* > 0: the most arm evaluations (one arm's seven joint angles at one
+                                       arm angle) a 7-DOF arm-angle search (pik_srs_select) spends once
+                                       it has a candidate; then it returns its best so far, flagged in
+                                       pik_selection.search_cut. 0: no limit (the proven optimum). For a
+                                       hard real-time bound on a microcontroller: README, Footprint */
 } pik_select_options;
 
 /* Sensible defaults: 2 degrees of soft limit margin, singularity margin 0.05, a branch switch
@@ -95,6 +100,8 @@ typedef struct pik_selection {
     int max_step_joint;         /* which joint (0-based), -1 without q_current */
     int step_exceeded;          /* 1 when max_step_rad > options.max_step_rad > 0 */
     int branch_switched;        /* 1 when the branch differs from options.branch_current */
+    int search_cut;             /* 1 when options.search_budget ended the arm-angle search: the best
+                                   candidate found, in the limits and exact, but not proven optimal */
 } pik_selection;
 
 #ifdef __cplusplus
