@@ -230,10 +230,13 @@ def run_helpers(n_examples: int) -> None:
         if tool is not None:
             assert tool.shape == (4, 4) and np.all(np.isfinite(tool)), tool
         kw = data.draw(st.dictionaries(st.sampled_from(["limit_margin_rad", "singularity_margin",
-                                                        "branch_penalty", "max_step_rad", "weights"]),
-                                       st.one_of(reals, st.lists(reals, min_size=6, max_size=6), st.just("x")),
+                                                        "branch_penalty", "max_step_rad", "weights", "search_budget"]),
+                                       st.one_of(reals, st.lists(reals, min_size=6, max_size=6), st.just("x"),
+                                                 st.integers(-5, 2**40)),
                                        max_size=3), label="SelectOptions")
-        call(piperik.SelectOptions, **kw)
+        opts = call(piperik.SelectOptions, **kw)
+        if opts is not None:
+            assert 0 <= opts.search_budget <= 10**9, opts
         # timing: a short joint path with arbitrary limits and rate must time or refuse, never
         # allocate without bound
         n = data.draw(st.integers(1, 4), label="n")

@@ -266,7 +266,8 @@ def test_selection_is_nearest_in_limit_solution(arm):
 def test_search_budget_bounds_the_search_and_says_so(arm):
     """SelectOptions(search_budget=N): a jump (q_current random in the limits) returns an exact in-limit
     solution flagged search_cut, never nearer than the brute-force optimum and never "no solution"
-    where the full search has one; an uncut search is the full one; the budget is an int >= 0."""
+    where the full search has one; an uncut search is the full one; a control step is never cut; the
+    budget is an int >= 0."""
     rng = np.random.default_rng(SEED + 29)
     budget = piperik.SelectOptions(search_budget=8)
     cut = 0
@@ -285,6 +286,12 @@ def test_search_budget_bounds_the_search_and_says_so(arm):
             np.testing.assert_array_equal(sel.q, full.q)
         np.testing.assert_array_equal(arm.ik(T, q_current, options=budget), sel.q)
     assert cut > 0, "no search was cut: the budget path is not exercised"
+    # a control step (q_current 5 mrad from a solution) is searched in full: the same choice, not cut
+    for q in random_q(arm, rng, 12):
+        T, q_current = arm.fk(q), q + rng.uniform(-0.005, 0.005, 7)
+        sel = arm.select(T, q_current, options=budget)
+        assert not sel.search_cut
+        np.testing.assert_array_equal(sel.q, arm.select(T, q_current).q)
     # the brute force bounds a budgeted choice from below too
     q = random_q(arm, rng, 1)[0]
     T, q_current = arm.fk(q), random_q(arm, rng, 1)[0]

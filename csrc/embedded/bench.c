@@ -135,15 +135,15 @@ int main(void)
     bench_stat b_sel = {"pik_arm6_ik_ex+pik_select", 0, 0, 0, 0}, b_empty = {"empty", 0, 0, 0, 0};
     bench_stat b_srs = {"pik_srs_ik", 0, 0, 0, 0}, b_srs_sel = {"pik_srs_select", 0, 0, 0, 0};
     bench_stat b_srs_ws = {"pik_srs_select_ws", 0, 0, 0, 0}, b_srs_far = {"pik_srs_select_ws_far", 0, 0, 0, 0};
-    bench_stat b_far_b16 = {"pik_srs_select_ws_far_budget16", 0, 0, 0, 0};
-    bench_stat b_far_b64 = {"pik_srs_select_ws_far_budget64", 0, 0, 0, 0};
+    bench_stat b_far_b16 = {"pik_srs_select_ws_far_budget8", 0, 0, 0, 0};
+    bench_stat b_far_b64 = {"pik_srs_select_ws_far_budget32", 0, 0, 0, 0};
     pik_select_options budget16, budget64;
     static pik_srs_workspace ws; /* caller-owned: off the stack */
     int i, j, bad = 0;
     memset(&budget16, 0, sizeof budget16);
-    budget16.search_budget = 16;
+    budget16.search_budget = 8;
     budget64 = budget16;
-    budget64.search_budget = 64;
+    budget64.search_budget = 32;
     pik_systick_start();
     printf("piperik %s bench: real=%s trig=%s, %d poses per arm\n", PIK_VERSION_STRING, PIK_REAL_NAME,
            PIK_USE_LIBM ? "libm" : "table", BENCH_POSES);

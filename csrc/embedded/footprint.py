@@ -49,8 +49,8 @@ BENCH_ROWS = [
     ("pik_srs_select (iiwa14, nearest)", "pik_srs_select"),
     ("pik_srs_select_ws (iiwa14, nearest, caller-owned workspace)", "pik_srs_select_ws"),
     ("pik_srs_select_ws, q_current random in the limits (a jump, not a control step)", "pik_srs_select_ws_far"),
-    ("the same jump, search_budget = 16 (best so far, not proven nearest)", "pik_srs_select_ws_far_budget16"),
-    ("the same jump, search_budget = 64", "pik_srs_select_ws_far_budget64"),
+    ("the same jump, search_budget = 8 (the best so far, not proven nearest)", "pik_srs_select_ws_far_budget8"),
+    ("the same jump, search_budget = 32 (a scan of every branch first)", "pik_srs_select_ws_far_budget32"),
 ]
 # The measured stack of a bench row is compared with the static bound of these entry points.
 BENCH_STACK_ENTRY = {

@@ -1598,7 +1598,11 @@ static int search_cell(srs_search *S, int b, pik_real a0, pik_real a1, const pik
 {
     pik_real lb, x_known;
     int inside;
-    if (spent(S) || !cell_bound(S, b, rep_a, rep_b, rate, th_c, lb_out)) {
+    if (spent(S)) {
+        return 0;
+    }
+    ++S->evals; /* a cell's bound costs about as much as an evaluation */
+    if (!cell_bound(S, b, rep_a, rep_b, rate, th_c, lb_out)) {
         return 0;
     }
     lb = *lb_out;
@@ -2055,6 +2059,34 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
     return accept;
 }
 
+/* Arm angles per arm of the budgeted search's scan, and the evaluations its refinement may take. */
+#define SRS_BUDGET_SCAN 8
+#define SRS_BUDGET_REFINE 12
+
+/* With a search budget of at least 2 SRS_BUDGET_SCAN (pik_select_options.search_budget), before the
+ * branch and bound: every branch scored at SRS_BUDGET_SCAN arm angles per arm (one evaluation scores
+ * an arm's four branches), the best of them refined by the local search within SRS_BUDGET_REFINE
+ * evaluations. The fast path's incumbent is q_current's branch near q_current's arm angle, which
+ * after a jump is rarely the nearest; this gives a cut search a global start. The scan counts
+ * against the budget, the refinement does not (it has its own). */
+SRS_NOINLINE static void budget_scan(srs_search *S)
+{
+    const int budget = S->budget, evals = S->evals + 2 * SRS_BUDGET_SCAN;
+    int g, k;
+    for (g = 0; g < S->P->n_gc4; ++g) {
+        for (k = 0; k < SRS_BUDGET_SCAN; ++k) {
+            visit(S, g, -PIK_PI + ((pik_real)k + PIK_R(0.5)) * (PIK_TWO_PI / SRS_BUDGET_SCAN), -1, 0, 0);
+        }
+    }
+    if (S->best->found) {
+        S->budget = SRS_BUDGET_REFINE;
+        S->evals = 0;
+        local_search(S, S->best->branch, S->best->psi, 1);
+    }
+    S->budget = budget;
+    S->evals = evals;
+}
+
 /* A near-S-R-S arm's winner, polished onto its chain at its arm angle (pik_srs_polish). */
 static pik_real sq_distance(const pik_select_options *o, const pik_real a[7], const pik_real b[7])
 {
@@ -2296,7 +2328,12 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
     } else {
         /* nearest to q_current: the fast path, else the branch and bound over every cell of every arm */
         pik_real lb[8];
-        int accept = nearest_fast(&W->S, W->th_c, lb);
+        int accept;
+        /* A budget is a jump's: the fast path and the first pass (every arm angle where a solution
+         * within SRS_WINDOW_COST of q_current can be) run in full, so a control step's choice never
+         * depends on it; it counts from the second pass, which only runs when nothing that near exists */
+        W->S.budget = 0;
+        accept = nearest_fast(&W->S, W->th_c, lb);
         if (!accept) {
             /* First the arm angles where a solution within SRS_WINDOW_COST can be (psi_window): when
              * one is found there it is the optimum (nothing outside the window costs as little), and
@@ -2307,6 +2344,13 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
                 pik_real cap = pass == 0 ? SRS_WINDOW_COST : PIK_HUGE;
                 if (pass == 1 && W->best.found && W->best.cost <= SRS_WINDOW_COST) {
                     break;
+                }
+                if (pass == 1 && o->search_budget > 0) {
+                    W->S.budget = o->search_budget;
+                    W->S.evals = 0;
+                    if (W->S.budget >= 2 * SRS_BUDGET_SCAN) {
+                        budget_scan(&W->S);
+                    }
                 }
                 for (g = 0; g < W->P.n_gc4; ++g) {
                     /* the branches whose simple bound may still beat the incumbent and the cap: only

@@ -945,13 +945,17 @@ static void test_chain(int n)
  * does (a budget never turns a solution into "none in limits"), with a solution that is exact and in
  * the limits and never nearer than the proven optimum; a search the budget did not cut is the full
  * search, bit for bit; search_cut is set only where the budget ended it (and jumps, q_current random
- * in the limits, do get cut at small budgets: the flag is exercised); a negative budget is refused.
+ * in the limits, do get cut at small budgets: the flag is exercised); a search whose optimum is
+ * within 0.1 rad of q_current (the first pass's window, SRS_WINDOW_COST; zero options, so the cost is
+ * the squared distance) is never cut: a control step's choice does not depend on the budget; a
+ * negative budget is refused.
  */
 static void test_search_budget(const pik_srs_model *m, int n)
 {
     static const int budgets[] = {1, 16, 64};
     static pik_srs_workspace ws;
-    int i, j, k, lost = 0, bad = 0, nearer = 0, uncut_differs = 0, cuts = 0, full_cut = 0, calls = 0;
+    int i, j, k, lost = 0, bad = 0, nearer = 0, uncut_differs = 0, cuts = 0, full_cut = 0, calls = 0, near_cut = 0,
+        near = 0;
     double worst_nearer = 0;
     for (i = 0; i < n; ++i) {
         pik_real q[7], cur[7], T[16], psi0 = 0;
@@ -964,7 +968,7 @@ static void test_search_budget(const pik_srs_model *m, int n)
             q[j] = (pik_real)rng_uniform(m->lower_rad[j], m->upper_rad[j]);
         }
         for (j = 0; j < 7; ++j) {
-            cur[j] = jump ? (pik_real)rng_uniform(m->lower_rad[j], m->upper_rad[j]) : q[j] + (pik_real)rng_uniform(-0.05, 0.05);
+            cur[j] = jump ? (pik_real)rng_uniform(m->lower_rad[j], m->upper_rad[j]) : q[j] + (pik_real)rng_uniform(-0.03, 0.03);
         }
         pik_srs_fk(m, q, T);
         st0 = pik_srs_select_ws(m, T, cur, PIK_PSI_NEAREST, &psi0, &o, &full, &ws);
@@ -985,6 +989,10 @@ static void test_search_budget(const pik_srs_model *m, int n)
                 continue;
             }
             cuts += sel.search_cut != 0;
+            if (st0 == PIK_OK && full.distance <= 0.099) {
+                near++;
+                near_cut += sel.search_cut != 0;
+            }
             if (!sel.search_cut && (psi != psi0 || memcmp(sel.q_rad, full.q_rad, sizeof sel.q_rad) != 0 ||
                                     sel.distance != full.distance)) {
                 uncut_differs++;
@@ -1008,6 +1016,8 @@ static void test_search_budget(const pik_srs_model *m, int n)
     CHECK(uncut_differs == 0, "%s: %d selections the budget did not cut differ from the full search", m->name,
           uncut_differs);
     CHECK(full_cut == 0, "%s: search_cut set %d times without a budget", m->name, full_cut);
+    CHECK(near_cut == 0 && (n < 8 || near > 0), "%s: %d of %d searches with an optimum within 0.1 rad were cut",
+          m->name, near_cut, near);
     CHECK(n < 8 || cuts > 0, "%s: no budget cut any of %d searches (the cut path is not exercised)", m->name, calls);
     {
         pik_real q[7] = {0.3, 0.5, -0.2, 1.0, 0.4, 0.3, 0.2}, T[16], psi = 0;

@@ -52,10 +52,12 @@ typedef double fw_real;
  * watchdog are evaluated at the tick times). */
 #define FW_TICK_US 1000u
 /* A 7-DOF pose setpoint's arm-angle search budget (pik_select_options.search_budget): 0, the default,
- * finds the nearest solution, whose worst case is a jump (a setpoint far from the commanded joints:
- * ~40x a control step's instructions, README "Footprint"); 16 bounds it near 3.7x at the price of a
- * solution that is exact and in the limits but not always the nearest. Build with
- * -DFW_SRS_SEARCH_BUDGET=16 where the pose handler must fit a hard time slot. */
+ * always finds the nearest solution, at a cost of up to ~40x a control step's instructions after a
+ * jump (a setpoint far from the commanded joints; README "Footprint"). With a budget, a setpoint
+ * within 0.1 rad of the commanded joints is still solved exactly as without, and a jump costs at most
+ * ~8x a control step (8) and returns a solution that is exact and in the limits but not always the
+ * nearest. Build with -DFW_SRS_SEARCH_BUDGET=8 (or 32: nearer choices, ~11x) where the pose handler
+ * must fit a time slot. */
 #ifndef FW_SRS_SEARCH_BUDGET
 #define FW_SRS_SEARCH_BUDGET 0
 #endif

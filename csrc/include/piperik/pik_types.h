@@ -76,11 +76,16 @@ typedef struct pik_select_options {
     pik_real continuous_step_rad;   /* a step up to this is continuous (0: 0.1 rad) */
     int keep_branch;                /* 1: reject discontinuous branch changes (PIK_BRANCH_SWITCH) */
     pik_real max_step_rad;          /* > 0: flag a choice whose largest joint step exceeds this */
-    int search_budget;              /* > 0: the most arm evaluations (one arm's seven joint angles at one
-                                       arm angle) a 7-DOF arm-angle search (pik_srs_select) spends once
-                                       it has a candidate; then it returns its best so far, flagged in
-                                       pik_selection.search_cut. 0: no limit (the proven optimum). For a
-                                       hard real-time bound on a microcontroller: README, Footprint */
+    int search_budget;              /* > 0: a bound on a 7-DOF arm-angle search's work after a jump
+                                       (pik_srs_select; README "Search budget"): with PIK_PSI_NEAREST
+                                       the fast path and the first pass, which find every optimum
+                                       within 0.1 rad of q_current, run in full; after them the search
+                                       spends at most this many arm evaluations (an arm's joint angles
+                                       at one arm angle, or a cell's bound) and returns its best so far,
+                                       exact and in the limits, flagged pik_selection.search_cut. From
+                                       16 on it first scores every branch at 8 arm angles per arm. The
+                                       other searching policies count from the start. A search with no
+                                       candidate yet goes on until it has one. 0: no bound (default) */
 } pik_select_options;
 
 /* Sensible defaults: 2 degrees of soft limit margin, singularity margin 0.05, a branch switch
