@@ -1953,7 +1953,14 @@ static pik_real branch_bound(const srs_search *S, int b, const pik_real th_c[7],
  * branch does not beat; else the caller runs the branch and bound, with the best found here as its
  * incumbent. Its own frame (the probe's tables), not under the branch and bound's.
  */
-SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_real lb[8])
+/* Arm angles per arm of the budgeted search's scan, and the evaluations its refinement may take. */
+#define SRS_BUDGET_SCAN 8
+#define SRS_BUDGET_REFINE 12
+static void budget_scan(srs_search *S);
+
+/* budget: the options' search_budget, applied from the start where no branch's bound lets a solution
+ * be within SRS_WINDOW_COST of q_current (a jump: no control step's choice can depend on it) */
+SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_real lb[8], int budget)
 {
     srs_best *best = S->best;
     int b;
@@ -1990,6 +1997,21 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
         lb[b] = branch_bound(S, b, th_c, t4_of_arm);
         if ((S->allowed & (1u << b)) && reachable) {
             near_mask |= 1 << b;
+        }
+    }
+    if (budget > 0) {
+        pik_real lb_min = PIK_HUGE;
+        for (b = 0; b < 8; ++b) {
+            if ((S->allowed & (1u << b)) && lb[b] < lb_min) {
+                lb_min = lb[b];
+            }
+        }
+        if (lb_min > SRS_WINDOW_COST) {
+            S->budget = budget;
+            S->evals = 0;
+            if (budget >= 2 * SRS_BUDGET_SCAN) {
+                budget_scan(S);
+            }
         }
     }
     for (k = -1; k < 8; ++k) {
@@ -2059,9 +2081,6 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
     return accept;
 }
 
-/* Arm angles per arm of the budgeted search's scan, and the evaluations its refinement may take. */
-#define SRS_BUDGET_SCAN 8
-#define SRS_BUDGET_REFINE 12
 
 /* With a search budget of at least 2 SRS_BUDGET_SCAN (pik_select_options.search_budget), before the
  * branch and bound: every branch scored at SRS_BUDGET_SCAN arm angles per arm (one evaluation scores
@@ -2333,7 +2352,7 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
          * within SRS_WINDOW_COST of q_current can be) run in full, so a control step's choice never
          * depends on it; it counts from the second pass, which only runs when nothing that near exists */
         W->S.budget = 0;
-        accept = nearest_fast(&W->S, W->th_c, lb);
+        accept = nearest_fast(&W->S, W->th_c, lb, o->search_budget);
         if (!accept) {
             /* First the arm angles where a solution within SRS_WINDOW_COST can be (psi_window): when
              * one is found there it is the optimum (nothing outside the window costs as little), and
@@ -2345,7 +2364,7 @@ static int select_core(const pik_srs_model *m, const pik_real T[16], const pik_r
                 if (pass == 1 && W->best.found && W->best.cost <= SRS_WINDOW_COST) {
                     break;
                 }
-                if (pass == 1 && o->search_budget > 0) {
+                if (pass == 1 && o->search_budget > 0 && W->S.budget == 0) {
                     W->S.budget = o->search_budget;
                     W->S.evals = 0;
                     if (W->S.budget >= 2 * SRS_BUDGET_SCAN) {

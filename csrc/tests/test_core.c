@@ -943,9 +943,11 @@ static void test_chain(int n)
 /*
  * pik_select_options.search_budget: with a budget the nearest search answers whenever the full one
  * does (a budget never turns a solution into "none in limits"), with a solution that is exact and in
- * the limits and never nearer than the proven optimum; a search the budget did not cut is the full
- * search, bit for bit; search_cut is set only where the budget ended it (and jumps, q_current random
- * in the limits, do get cut at small budgets: the flag is exercised); a search whose optimum is
+ * the limits and never nearer than the proven optimum; a search the budget did not cut is complete:
+ * its choice is as near as the full search's (not always bit for bit: from 16 on the scan changes the
+ * order in which the search meets its candidates); search_cut is set only where the budget ended it
+ * (and jumps, q_current random in the limits, do get cut at small budgets: the flag is exercised);
+ * a search whose optimum is
  * within 0.1 rad of q_current (the first pass's window, SRS_WINDOW_COST; zero options, so the cost is
  * the squared distance) is never cut: a control step's choice does not depend on the budget; a
  * negative budget is refused.
@@ -956,7 +958,7 @@ static void test_search_budget(const pik_srs_model *m, int n)
     static pik_srs_workspace ws;
     int i, j, k, lost = 0, bad = 0, nearer = 0, uncut_differs = 0, cuts = 0, full_cut = 0, calls = 0, near_cut = 0,
         near = 0;
-    double worst_nearer = 0;
+    double worst_nearer = 0, worst_uncut = 0;
     for (i = 0; i < n; ++i) {
         pik_real q[7], cur[7], T[16], psi0 = 0;
         ld Tr[16];
@@ -993,9 +995,9 @@ static void test_search_budget(const pik_srs_model *m, int n)
                 near++;
                 near_cut += sel.search_cut != 0;
             }
-            if (!sel.search_cut && (psi != psi0 || memcmp(sel.q_rad, full.q_rad, sizeof sel.q_rad) != 0 ||
-                                    sel.distance != full.distance)) {
+            if (!sel.search_cut && st0 == PIK_OK && fabs((double)(sel.distance - full.distance)) > TOL(1e-9, 1e-3)) {
                 uncut_differs++;
+                worst_uncut = fmax(worst_uncut, fabs((double)(sel.distance - full.distance)));
             }
             ref_fk_srs(m, sel.q_rad, Tr);
             pos = pose_err(Tr, T, &rot);
@@ -1013,8 +1015,8 @@ static void test_search_budget(const pik_srs_model *m, int n)
     CHECK(bad == 0, "%s: %d budgeted selections not exact or outside the limits", m->name, bad);
     CHECK(nearer == 0, "%s: %d budgeted selections nearer than the full search's optimum (by up to %.3g)", m->name,
           nearer, worst_nearer);
-    CHECK(uncut_differs == 0, "%s: %d selections the budget did not cut differ from the full search", m->name,
-          uncut_differs);
+    CHECK(uncut_differs == 0, "%s: %d selections the budget did not cut are not the full search's optimum (by up to %.3g)",
+          m->name, uncut_differs, worst_uncut);
     CHECK(full_cut == 0, "%s: search_cut set %d times without a budget", m->name, full_cut);
     CHECK(near_cut == 0 && (n < 8 || near > 0), "%s: %d of %d searches with an optimum within 0.1 rad were cut",
           m->name, near_cut, near);

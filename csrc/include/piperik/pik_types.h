@@ -78,9 +78,10 @@ typedef struct pik_select_options {
     pik_real max_step_rad;          /* > 0: flag a choice whose largest joint step exceeds this */
     int search_budget;              /* > 0: a bound on a 7-DOF arm-angle search's work after a jump
                                        (pik_srs_select; README "Search budget"): with PIK_PSI_NEAREST
-                                       the fast path and the first pass, which find every optimum
-                                       within 0.1 rad of q_current, run in full; after them the search
-                                       spends at most this many arm evaluations (an arm's joint angles
+                                       it counts only where no solution within 0.1 rad of q_current
+                                       exists (the branches' bounds say so at once, or the fast path
+                                       and the first pass, run in full, find none); from there the
+                                       search spends at most this many arm evaluations (an arm's joint angles
                                        at one arm angle, or a cell's bound) and returns its best so far,
                                        exact and in the limits, flagged pik_selection.search_cut. From
                                        16 on it first scores every branch at 8 arm angles per arm. The
