@@ -132,8 +132,8 @@ typedef struct srs_search {
     pik_real r03_c[9];           /* q_current's R03 (canonical frame), once have_r03_c */
     pik_real window_scale2;      /* 1/w1 + 1/w2 + 1/w3 */
     int prune_joint;             /* the joint whose term last pruned a cell: search_cell adds it first */
-    int evals, budget;           /* arm evaluations so far (search_thetas, newton_angles); the options'
-                                  * search_budget (0: none) */
+    int evals, budget;           /* arm evaluations (search_thetas, newton_angles) and cell bounds
+                                  * so far; the budget they are held to (0: none, see spent) */
     int cut;                     /* 1 once the budget stopped the search (spent) */
     int n_split;                 /* cells whose bound left a gap after their search (search_cell), */
     struct {                     /* the SRS_SPLIT_CELLS lowest bounds kept, to be halved at the end */
@@ -1945,21 +1945,21 @@ static pik_real branch_bound(const srs_search *S, int b, const pik_real th_c[7],
     return lb;
 }
 
+/* Arm angles per arm of the budgeted search's scan, and the evaluations its refinement may take. */
+#define SRS_BUDGET_SCAN 8
+#define SRS_BUDGET_REFINE 12
+static void budget_scan(srs_search *S);
+
 /*
  * NEAREST's fast path: around q_current's arm angle, on its branch and on the branches it can reach
  * continuously (a joint of t2, t4, t6 near 0 may change sign). Returns 1 when that result stands:
  * an exact hold, or (only q_current's branch near) a minimum within SRS_TRUST_COST that no other
  * branch can beat by the simple bound (lb, filled for every branch) and a coarse probe of its own
  * branch does not beat; else the caller runs the branch and bound, with the best found here as its
- * incumbent. Its own frame (the probe's tables), not under the branch and bound's.
+ * incumbent. Its own frame (the probe's tables), not under the branch and bound's. budget: the
+ * options' search_budget, applied from the start where no branch's bound lets a solution be within
+ * SRS_WINDOW_COST of q_current (a jump: no control step's choice can depend on it).
  */
-/* Arm angles per arm of the budgeted search's scan, and the evaluations its refinement may take. */
-#define SRS_BUDGET_SCAN 8
-#define SRS_BUDGET_REFINE 12
-static void budget_scan(srs_search *S);
-
-/* budget: the options' search_budget, applied from the start where no branch's bound lets a solution
- * be within SRS_WINDOW_COST of q_current (a jump: no control step's choice can depend on it) */
 SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_real lb[8], int budget)
 {
     srs_best *best = S->best;
@@ -2081,7 +2081,6 @@ SRS_NOINLINE static int nearest_fast(srs_search *S, const pik_real th_c[7], pik_
     return accept;
 }
 
-
 /* With a search budget of at least 2 SRS_BUDGET_SCAN (pik_select_options.search_budget), before the
  * branch and bound: every branch scored at SRS_BUDGET_SCAN arm angles per arm (one evaluation scores
  * an arm's four branches), the best of them refined by the local search within SRS_BUDGET_REFINE
@@ -2098,9 +2097,11 @@ SRS_NOINLINE static void budget_scan(srs_search *S)
         }
     }
     if (S->best->found) {
+        const int cut = S->cut; /* the refinement's own budget running out cuts nothing else */
         S->budget = SRS_BUDGET_REFINE;
         S->evals = 0;
         local_search(S, S->best->branch, S->best->psi, 1);
+        S->cut = cut;
     }
     S->budget = budget;
     S->evals = evals;
