@@ -197,8 +197,7 @@ class Selection:
     max_step_joint: int = -1      #: its joint (0-based), -1 without q_current
     step_exceeded: bool = False   #: max_step_rad above options.max_step_rad (reported, not raised)
     branch_switched: bool = False #: a discontinuous change of branch against q_current
-    search_cut: bool = False      #: 7-DOF: ``options.search_budget`` ended the arm-angle search, so q is
-    #: the best candidate it found (exact, in the limits) but not proven the nearest
+    search_cut: bool = False      #: 7-DOF: ``options.search_budget`` ended the search: q is its best, not proven nearest
 
     @classmethod
     def _from_core(cls, out, branch_name) -> "Selection":
