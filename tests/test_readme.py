@@ -15,7 +15,24 @@ def test_python_block_runs(index, capsys):
     block = re.findall(r"```python\n(.*?)```", README, re.S)[index]
     if block.startswith(("# needs a board", "# needs an arm")):
         pytest.skip("needs hardware: " + block.splitlines()[0])
-    exec(compile(block, f"README.md python block {index}", "exec"), {})
+    code = compile(block, f"README.md python block {index}", "exec")
+    if "SimulatedPiper" not in block:
+        exec(code, {})
+        return
+    # The driving examples keep the driver's real 0.1 s feedback deadline against a simulated arm on
+    # its own thread. On a loaded 2-core CI host that thread was once starved for 102 ms (CI of
+    # 246a91a): the driver stopped as designed. That one wall-clock cause alone gets a second run, on
+    # a fresh driver and simulator; every other error, and a second stale feedback, fails.
+    from piperik.agilex.driver import FeedbackStaleError
+
+    ns: dict = {}
+    try:
+        exec(code, ns)
+    except FeedbackStaleError:
+        for name in ("drv", "sim"):
+            if name in ns:
+                ns[name].close()
+        exec(code, {})
 
 
 def test_c_block_compiles_and_runs(tmp_path):
