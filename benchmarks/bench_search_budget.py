@@ -17,22 +17,17 @@ import numpy as np
 import piperik
 
 
-def options(budget: int) -> piperik.SelectOptions:
-    return piperik.SelectOptions(soft_limit_margin_rad=0.0, limit_penalty=0.0, singularity_margin=0.0,
-                                 singularity_penalty=0.0, branch_switch_penalty=0.0, search_budget=budget)
-
-
 def measure(arm, n: int, seed: int, budgets, jump: bool):
     """{budget: (same, mean extra distance of the others [rad], cut)} over n poses."""
     rng = np.random.default_rng(seed)
-    full_opts, rows = options(0), {b: [0, 0.0, 0] for b in budgets}
+    full_opts, rows = piperik.SelectOptions.nearest(), {b: [0, 0.0, 0] for b in budgets}
     for _ in range(n):
         q = rng.uniform(arm.lower, arm.upper)
         q_current = rng.uniform(arm.lower, arm.upper) if jump else q + rng.uniform(-0.01, 0.01, 7)
         T = arm.fk(q)
         full = arm.select(T, q_current, options=full_opts)
         for b in budgets:
-            sel = arm.select(T, q_current, options=options(b))
+            sel = arm.select(T, q_current, options=piperik.SelectOptions.nearest(search_budget=b))
             extra = sel.distance - full.distance
             row = rows[b]
             if extra <= 1e-9 * (1 + full.distance):

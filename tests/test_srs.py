@@ -295,8 +295,9 @@ def test_search_budget_bounds_the_search_and_says_so(arm):
     # the brute force bounds a budgeted choice from below too
     q = random_q(arm, rng, 1)[0]
     T, q_current = arm.fk(q), random_q(arm, rng, 1)[0]
-    nearest_budget = piperik.SelectOptions(soft_limit_margin_rad=0, limit_penalty=0, singularity_margin=0,
-                                           singularity_penalty=0, branch_switch_penalty=0, search_budget=4)
+    nearest_budget = piperik.SelectOptions.nearest(search_budget=4)
+    assert (nearest_budget.search_budget, nearest_budget.limit_penalty, nearest_budget.singularity_penalty,
+            nearest_budget.branch_switch_penalty, nearest_budget.soft_limit_margin_rad) == (4, 0, 0, 0, 0)
     assert arm.select(T, q_current, options=nearest_budget).distance >= brute_force_nearest_distance(arm, T, q_current) - 1e-9
     assert piperik.SelectOptions().search_budget == 0
     assert "search_budget=8" in repr(budget)
@@ -304,6 +305,8 @@ def test_search_budget_bounds_the_search_and_says_so(arm):
                      (None, TypeError)):
         with pytest.raises(err, match=r"^search_budget:"):
             piperik.SelectOptions(search_budget=bad)
+        with pytest.raises(err, match=r"^search_budget:"):
+            piperik.SelectOptions.nearest(search_budget=bad)
 
 
 def test_selection_next_to_current_configuration(arm):

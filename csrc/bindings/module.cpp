@@ -1448,15 +1448,17 @@ PYBIND11_MODULE(_core, m)
         .def_property_readonly("continuous_step_rad", [](const SelectOptions &o) { return o.o.continuous_step_rad; })
         .def_property_readonly("max_step_rad", [](const SelectOptions &o) { return o.o.max_step_rad; })
         .def_property_readonly("search_budget", [](const SelectOptions &o) { return o.o.search_budget; })
-        .def_static("nearest", []() {
+        .def_static("nearest", [](py::handle search_budget) {
             SelectOptions o;
             o.o.soft_limit_margin_rad = 0.0;
             o.o.limit_penalty = 0.0;
             o.o.singularity_margin = 0.0;
             o.o.singularity_penalty = 0.0;
             o.o.branch_switch_penalty = 0.0;
+            o.o.search_budget = budget_arg(search_budget);
             return o;
-        }, "Pure nearest (or largest limit margin): every penalty off.")
+        }, py::arg("search_budget") = 0,
+           "Pure nearest (or largest limit margin): every penalty off; search_budget as in SelectOptions.")
         .def("__repr__", [](const SelectOptions &o) {
             return std::string("SelectOptions(weights=") + (o.weights.empty() ? "None" : "[...]") +
                    ", limit_margin_rad=" + num_str(o.o.limit_margin_rad) +

@@ -379,10 +379,7 @@ static ARM6_ALWAYS_INLINE int ik_solve(const pik_arm6_model *m, const pik_real T
     if (out == 0) {
         return PIK_ERR_NULL;
     }
-    out->count = 0;
-    out->dof = 6;
-    out->rejected = 0;
-    out->unpolished = 0;
+    pik_solution_set_empty(out, 6);
     if (m == 0 || T == 0) {
         return PIK_ERR_NULL;
     }
@@ -721,10 +718,7 @@ static int described_class(const pik_arm6_model *m, const pik_real T[16], const 
     pik_real R[9], p[3];
     int status = pik_pose_check(T, R, p, 0);
     if (status != PIK_OK) {
-        out->count = 0;
-        out->dof = 6;
-        out->rejected = 0;
-        out->unpolished = 0;
+        pik_solution_set_empty(out, 6);
         return status;
     }
     *dh = *m;
@@ -970,10 +964,7 @@ int pik_arm6_ik_ex(const pik_arm6_model *m, const pik_real T[16], const pik_real
 #else
     if (m == 0) {
         if (out != 0) {
-            out->count = 0;
-            out->dof = 6;
-            out->rejected = 0;
-            out->unpolished = 0;
+            pik_solution_set_empty(out, 6);
         }
         return PIK_ERR_NULL;
     }
@@ -1074,7 +1065,7 @@ int pik_arm6_select_near_class(const pik_arm6_model *m, const pik_real T[16], co
 
 uint32_t pik_arm6_branch(const pik_arm6_model *m, const pik_real q_rad[6])
 {
-    pik_real s2, c2, s3, c3, s5, c5, u, v, L, ca;
+    pik_real s2, c2, s3, c3, s5, c5, u, v;
     uint32_t b = 0u;
     if (m == 0 || q_rad == 0 || !pik_finite_n(q_rad, 6)) {
         return 0u;
@@ -1086,12 +1077,11 @@ uint32_t pik_arm6_branch(const pik_arm6_model *m, const pik_real q_rad[6])
     (void)c5;
     u = m->a2_m + m->a3_m * c3 + m->d4_m * s3;
     v = m->a3_m * s3 - m->d4_m * c3;
-    L = pik_sqrt(m->a3_m * m->a3_m + m->d4_m * m->d4_m);
-    ca = (c3 * m->d4_m - s3 * m->a3_m) / L; /* cos(t3 + phi) */
     if (m->a1_m + (c2 * u - s2 * v) < 0) { /* x1 < 0: the wrist centre is behind axis 1 */
         b |= PIK_FLAG_SHOULDER_BACK;
     }
-    if (ca < 0) {
+    /* root B: cos(t3 + phi) < 0, the sign of L cos(t3 + phi) = d4 c3 - a3 s3 (L > 0) */
+    if (c3 * m->d4_m - s3 * m->a3_m < 0) {
         b |= PIK_FLAG_ELBOW_B;
     }
     if (s5 < 0) {

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "piperik/pik_config.h"
+#include "piperik/pik_types.h"
 
 #if PIK_FLOAT
 #define pik_sqrt sqrtf
@@ -84,6 +85,16 @@ static inline int pik_same_q(const pik_real *a, const pik_real *b, int n)
         }
     }
     return 1;
+}
+
+/* Makes *out an empty set of dof-joint solutions: what every solver writes first, so that a caller
+ * reading out after an error status finds no stale solution. */
+static inline void pik_solution_set_empty(pik_solution_set *out, int dof)
+{
+    out->count = 0;
+    out->dof = dof;
+    out->rejected = 0;
+    out->unpolished = 0;
 }
 
 #endif /* PIK_MATH_H */

@@ -9,7 +9,6 @@
  * shoulder (t2 = 0) or the wrist (t6 = 0) is singular.
  */
 #include "pik_math.h"
-#include "pik_math.h"
 #include <string.h>
 
 #include "piperik/pik_pose.h"
@@ -554,10 +553,7 @@ static int solve_at_psi(const pik_srs_model *m, const srs_pose *P, pik_real psi,
     pik_real spsi, cpsi;
     int g, n = 0, i, used[2] = {0, 0};
     pik_srs_seed_thetas(m, seed, seed_th);
-    out->count = 0;
-    out->dof = 7;
-    out->rejected = 0;
-    out->unpolished = 0;
+    pik_solution_set_empty(out, 7);
     pik_sincos_r(psi, &spsi, &cpsi);
     for (g = 0; g < P->n_gc4; ++g) {
         unsigned gmask = g ? 0xCCu : 0x33u; /* branches with bit 1 (GC4 negative) set or clear */
@@ -760,10 +756,7 @@ int pik_srs_ik(const pik_srs_model *m, const pik_real T[16], pik_real psi_rad, c
     if (out == 0) {
         return PIK_ERR_NULL;
     }
-    out->count = 0;
-    out->dof = 7;
-    out->rejected = 0;
-    out->unpolished = 0;
+    pik_solution_set_empty(out, 7);
     if (m == 0 || T == 0) {
         return PIK_ERR_NULL;
     }

@@ -2230,10 +2230,8 @@ SRS_NOINLINE static int nearest_from_current(const pik_srs_model *m, const pik_r
     }
     s->flags = pik_srs_branch(m, s->q_rad) | PIK_FLAG_POLISHED;
     s->singularity = pik_srs_singularity_of(m, s->q_rad);
+    pik_solution_set_empty(&one, 7);
     one.count = 1;
-    one.dof = 7;
-    one.rejected = 0;
-    one.unpolished = 0;
     st = pik_select_scored(&one, m->lower_rad, m->upper_rad, q_current_rad, pik_srs_singularity_of(m, q_current_rad),
                            opts, sel);
     if (st != PIK_OK || pik_srs_arm_angle(m, sel->q_rad, psi_rad_out) != PIK_OK) {

@@ -82,228 +82,39 @@ static inline float pik_atan2f_unit_inline(float s, float c) { return atan2f(s, 
 
 #define PIK_UNIT_OUT_OF_RANGE(n2, s, c, lo, hi) (!((n2) <= (hi)) || ((n2) < (lo) && ((s) != 0 || (c) != 0)))
 
-/* The table path alone, for |x_rad| <= PIK_TRIG_TABLE_MAX_ARG (the callers below check it). */
-static inline void pik_sincos_table_inline(double x_rad, double *sin_out, double *cos_out)
-{
-    double t, kf, d, d2, s0, c0, sin_d, cos_dm1;
-    long k;
-    unsigned idx;
-    t = x_rad * PIK_STEP_INV;
-    k = (long)(t >= 0.0 ? t + 0.5 : t - 0.5); /* nearest grid point, no libm call */
-    kf = (double)k;
-    d = (x_rad - kf * PIK_STEP_HI) - kf * PIK_STEP_LO;
-    idx = (unsigned)((unsigned long)k & (PIK_SINCOS_TABLE_SIZE - 1u));
-    s0 = pik_sincos_table[2u * idx];
-    c0 = pik_sincos_table[2u * idx + 1u];
-    d2 = d * d;
-    /* |d| <= pi/256: the next terms (d^7/5040, d^8/40320) are below 1e-17. */
-    sin_d = d + d * d2 * (-1.0 / 6.0 + d2 * (1.0 / 120.0));
-    cos_dm1 = d2 * (-0.5 + d2 * (1.0 / 24.0 - d2 * (1.0 / 720.0)));
-    /* sin(a + d) = sin a + (sin a (cos d - 1) + cos a sin d): the small part is added last. */
-    *sin_out = s0 + (s0 * cos_dm1 + c0 * sin_d);
-    *cos_out = c0 + (c0 * cos_dm1 - s0 * sin_d);
-}
+/* The kernels of both precisions from one template (pik_trig_kernels.h, which undefines these). */
+#define PIK_TK_T double
+#define PIK_TK_FN(name) name
+#define PIK_TK_K(base, tail) pik_##base##tail
+#define PIK_TK_LIT(x) x
+#define PIK_TK_C(name) name
+#define PIK_TK_SINCOS_TABLE pik_sincos_table
+#define PIK_TK_ATAN_TABLE pik_atan_table
+#define PIK_TK_TABLE_MAX_ARG PIK_TRIG_TABLE_MAX_ARG
+#define PIK_TK_MAX 1.7976931348623157e308
+/* z^9/9 (|z| <= 1/128) is below 1e-20. */
+#define PIK_TK_ATAN_POLY(z2) (-1.0 / 3.0 + (z2) * (1.0 / 5.0 - (z2) * (1.0 / 7.0)))
+/* series to the 7th power: the next term is below 2e-18 (|s| <= 0.0154). */
+#define PIK_TK_ASIN_POLY(s2) (1.0 / 6.0 + (s2) * (3.0 / 40.0 + (s2) * (5.0 / 112.0)))
+#include "pik_trig_kernels.h"
 
-/* The public pik_sincos: beyond the table's range, libm's exactly reduced sin/cos. */
-static inline void pik_sincos_inline(double x_rad, double *sin_out, double *cos_out)
-{
-    /* !(a <= b) is also true for NaN, which libm then propagates. */
-    if (!(fabs(x_rad) <= PIK_TRIG_TABLE_MAX_ARG)) {
-        *sin_out = sin(x_rad);
-        *cos_out = cos(x_rad);
-        return;
-    }
-    pik_sincos_table_inline(x_rad, sin_out, cos_out);
-}
-
-/* The core's own kernel (pik_sincos_r): the same in range; beyond it the argument is reduced by
- * fmod with the double 2 pi and then looked up, so the core never calls libm's sin/cos, whose
- * large-argument reduction (newlib's __kernel_rem_pio2) was the deepest frame of every chain that
- * takes a caller's joint value: 744 B of the M7's static stack bound. fmod's remainder is exact and
- * the rounded period moves the argument by n (2 pi - fl(2 pi)), under 0.4 ulp of the argument
- * itself: the result is sin/cos of an argument within 0.4 ulp of x_rad (a joint value of 1e7 rad,
- * which no arm reaches, is only known to 2e-9 rad anyway). NaN and infinities give NaN. */
-static inline void pik_sincos_core_inline(double x_rad, double *sin_out, double *cos_out)
-{
-    if (!(fabs(x_rad) <= PIK_TRIG_TABLE_MAX_ARG)) {
-        if (!(x_rad - x_rad == 0.0)) {
-            *sin_out = *cos_out = x_rad - x_rad; /* NaN, and no table index is formed from it */
-            return;
-        }
-        x_rad = fmod(x_rad, 2.0 * PIK_PI_HI);
-    }
-    pik_sincos_table_inline(x_rad, sin_out, cos_out);
-}
-
-/* Float: the table path alone, for |x_rad| <= PIK_SINCOSF_TABLE_MAX_ARG (k * STEP_HI_F32 is exact
- * below 2^12 steps, about 100 rad). */
+/* Float: the table path for |x_rad| <= PIK_SINCOSF_TABLE_MAX_ARG (k * STEP_HI_F32 is exact below
+ * 2^12 steps, about 100 rad). The atan2's z^5/5 (|z| <= 1/128) is below 6e-12, so its series stops
+ * at z^3: error <= 3e-7 (measured by csrc/tests/test_core.c: about one float ulp of pi, from the
+ * final rounding); the unit kernel's residual series stops at s^5 (the next term is below 1e-14). */
 #define PIK_SINCOSF_TABLE_MAX_ARG (4096.0f * PIK_STEP_HI_F32)
-static inline void pik_sincosf_table_inline(float x_rad, float *sin_out, float *cos_out)
-{
-    float t, kf, d, d2, s0, c0, sin_d, cos_dm1;
-    long k;
-    unsigned idx;
-    t = x_rad * PIK_STEP_INV_F32;
-    k = (long)(t >= 0.0f ? t + 0.5f : t - 0.5f);
-    kf = (float)k;
-    d = (x_rad - kf * PIK_STEP_HI_F32) - kf * PIK_STEP_LO_F32;
-    idx = (unsigned)((unsigned long)k & (PIK_SINCOS_TABLE_SIZE - 1u));
-    s0 = pik_sincos_table_f32[2u * idx];
-    c0 = pik_sincos_table_f32[2u * idx + 1u];
-    d2 = d * d;
-    sin_d = d + d * d2 * (-1.0f / 6.0f + d2 * (1.0f / 120.0f));
-    cos_dm1 = d2 * (-0.5f + d2 * (1.0f / 24.0f - d2 * (1.0f / 720.0f)));
-    *sin_out = s0 + (s0 * cos_dm1 + c0 * sin_d);
-    *cos_out = c0 + (c0 * cos_dm1 - s0 * sin_d);
-}
-
-static inline void pik_sincosf_inline(float x_rad, float *sin_out, float *cos_out)
-{
-    if (!(fabsf(x_rad) <= PIK_SINCOSF_TABLE_MAX_ARG)) {
-        *sin_out = sinf(x_rad);
-        *cos_out = cosf(x_rad);
-        return;
-    }
-    pik_sincosf_table_inline(x_rad, sin_out, cos_out);
-}
-
-/* The float core's kernel, as pik_sincos_core_inline: fmodf with the float 2 pi moves the argument
- * by under half a float ulp of itself, and newlib's cosf reduction (480 B of the M4F's bound) stays
- * out of the core. */
-static inline void pik_sincosf_core_inline(float x_rad, float *sin_out, float *cos_out)
-{
-    if (!(fabsf(x_rad) <= PIK_SINCOSF_TABLE_MAX_ARG)) {
-        if (!(x_rad - x_rad == 0.0f)) {
-            *sin_out = *cos_out = x_rad - x_rad;
-            return;
-        }
-        x_rad = fmodf(x_rad, 2.0f * PIK_PI_HI_F32);
-    }
-    pik_sincosf_table_inline(x_rad, sin_out, cos_out);
-}
-
-/* Float atan2, the scheme of pik_atan2_inline in single precision with its own float table: z^5/5
- * (|z| <= 1/128) is below 6e-12, so the series stops at z^3. Error <= 3e-7 (measured by
- * csrc/tests/test_core.c: about one float ulp of pi, from the final rounding). */
-static inline float pik_atan2f_inline(float y, float x)
-{
-    float ax = fabsf(x), ay = fabsf(y);
-    float mx = ax > ay ? ax : ay, mn = ax > ay ? ay : ax;
-    float t, c, z, r, swapped, xneg;
-    int k;
-    /* mn <= mx fails when x is NaN (then mn is NaN and mx = |y| may be finite): a NaN ratio must
-     * never reach the (int) conversion below (undefined behaviour, -fsanitize=float-cast-overflow). */
-    if (!(mx > 0.0f && mx <= FLT_MAX && mn <= mx)) {
-        return atan2f(y, x); /* zeros, infinities and NaN: leave them to libm */
-    }
-    t = mn / mx; /* in [0, 1]: k in [0, 64], the table has 65 entries */
-    k = (int)(t * (float)PIK_ATAN_TABLE_SIZE + 0.5f);
-    c = (float)k * (1.0f / (float)PIK_ATAN_TABLE_SIZE);
-    z = (mn - c * mx) / (mx + c * mn);
-    r = pik_atan_table_f32[k] + (z + z * (z * z) * (-1.0f / 3.0f));
-    swapped = (float)(ay > ax);
-    xneg = (float)(x < 0.0f);
-    r = swapped * PIK_PI_2_HI_F32 + (1.0f - 2.0f * swapped) * r + swapped * PIK_PI_2_LO_F32;
-    r = xneg * PIK_PI_HI_F32 + (1.0f - 2.0f * xneg) * r + xneg * PIK_PI_LO_F32;
-    return copysignf(r, y);
-}
-
-/* The unit kernels' rare path, out of line so that it does not weigh on the inlined hot code. */
-static PIK_COLD float pik_atan2f_unit_far(float s, float c) { return pik_atan2f_inline(s, c); }
-
-/* Float atan2 of a (near-)unit vector, the scheme of pik_atan2_unit_inline with the float sin/cos
- * table: the residual's asin series stops at sd^5 (the next term is below 1e-14). Inputs far from
- * unit length, infinities and NaN go to pik_atan2f_inline, as in the double kernel. */
-static inline float pik_atan2f_unit_inline(float s, float c)
-{
-    float as = fabsf(s), ac = fabsf(c);
-    float mx = as > ac ? as : ac, mn = as > ac ? ac : as;
-    float sk, ck, sd, sd2, d, kf, r, swapped, cneg, n2 = s * s + c * c;
-    int k;
-    if (PIK_UNIT_OUT_OF_RANGE(n2, s, c, 0.5f, 2.0f)) {
-        return pik_atan2f_unit_far(s, c);
-    }
-    k = (int)(mn * (1.0f + 0.21275f * mn * mn) * PIK_STEP_INV_F32 + 0.5f); /* 0 .. 32 (<= 49 in range) */
-    sk = pik_sincos_table_f32[2 * k];
-    ck = pik_sincos_table_f32[2 * k + 1];
-    sd = mn * ck - mx * sk;
-    sd2 = sd * sd;
-    d = sd + sd * sd2 * (1.0f / 6.0f + sd2 * (3.0f / 40.0f));
-    kf = (float)k;
-    r = (kf * PIK_STEP_HI_F32 + d) + kf * PIK_STEP_LO_F32;
-    swapped = (float)(as > ac);
-    cneg = (float)(c < 0.0f);
-    r = swapped * PIK_PI_2_HI_F32 + (1.0f - 2.0f * swapped) * r + swapped * PIK_PI_2_LO_F32;
-    r = cneg * PIK_PI_HI_F32 + (1.0f - 2.0f * cneg) * r + cneg * PIK_PI_LO_F32;
-    return copysignf(r, s);
-}
-
-static inline double pik_atan2_inline(double y, double x)
-{
-    double ax = fabs(x), ay = fabs(y);
-    double mx = ax > ay ? ax : ay, mn = ax > ay ? ay : ax;
-    double t, c, z, z2, r, swapped, xneg;
-    int k;
-    /* mn <= mx fails when x is NaN (then mn is NaN and mx = |y| may be finite): a NaN ratio must
-     * never reach the (int) conversion below (undefined behaviour, -fsanitize=float-cast-overflow). */
-    if (!(mx > 0.0 && mx <= 1.7976931348623157e308 && mn <= mx)) {
-        return atan2(y, x); /* zeros (signed results), infinities and NaN: rare, leave them to libm */
-    }
-    t = mn / mx; /* in [0, 1] (mn <= mx, and the division is correctly rounded): k in [0, 64], the
-                  * table has 65 entries */
-    k = (int)(t * PIK_ATAN_TABLE_SIZE + 0.5);
-    c = (double)k * (1.0 / PIK_ATAN_TABLE_SIZE);
-    /* atan t = atan c + atan z, z = (t - c)/(1 + t c) = (mn - c mx)/(mx + c mn), |z| <= 1/128:
-     * the first omitted term, z^9/9, is below 1e-20. */
-    z = (mn - c * mx) / (mx + c * mn);
-    z2 = z * z;
-    r = pik_atan_table[k] + (z + z * z2 * (-1.0 / 3.0 + z2 * (1.0 / 5.0 - z2 * (1.0 / 7.0))));
-    /* Undo the octant reduction without branches (random signs mispredict):
-     * swapped: r -> pi/2 - r; x < 0: r -> pi - r; y < 0: r -> -r. */
-    swapped = (double)(ay > ax);
-    xneg = (double)(x < 0.0);
-    r = swapped * PIK_PI_2_HI + (1.0 - 2.0 * swapped) * r + swapped * PIK_PI_2_LO;
-    r = xneg * PIK_PI_HI + (1.0 - 2.0 * xneg) * r + xneg * PIK_PI_LO;
-    return copysign(r, y);
-}
-
-static PIK_COLD double pik_atan2_unit_far(double s, double c) { return pik_atan2_inline(s, c); }
-
-/*
- * atan2(s, c) for a (near-)unit vector, |(s, c)| = 1 + eps, without a division: the solvers'
- * sines and cosines come from geometry already normalised. Reduce to the first octant,
- * phi = atan(mn / mx) in [0, pi/4]; estimate phi by mn (1 + 0.21275 mn^2) (a fitted asin, error
- * <= 0.0031); take the nearest sin/cos table point phi_k; then
- * phi = phi_k + asin(mn cos phi_k - mx sin phi_k), the residual being the sine of phi - phi_k
- * (|.| <= pi/256 + 0.0031 = 0.0154, series to the 7th power: the next term is below 2e-18).
- * A non-unit norm scales only the residual: the error is eps * |phi - phi_k| <= 0.016 eps.
- * Far from unit length (|(s, c)|^2 outside [1/2, 2]), infinities and NaN: pik_atan2_inline, the
- * exact angle (the solvers' pairs are unit to ~1e-12 in double and ~1e-3 in float, so this
- * never changes their results; it keeps a caller bug from reading outside the table).
- */
-static inline double pik_atan2_unit_inline(double s, double c)
-{
-    double as = fabs(s), ac = fabs(c);
-    double mx = as > ac ? as : ac, mn = as > ac ? ac : as;
-    double sk, ck, sd, sd2, d, kf, r, swapped, cneg, n2 = s * s + c * c;
-    int k;
-    if (PIK_UNIT_OUT_OF_RANGE(n2, s, c, 0.5, 2.0)) {
-        return pik_atan2_unit_far(s, c);
-    }
-    k = (int)(mn * (1.0 + 0.21275 * mn * mn) * PIK_STEP_INV + 0.5); /* 0 .. 32 (<= 49 in range) */
-    sk = pik_sincos_table[2 * k];
-    ck = pik_sincos_table[2 * k + 1];
-    sd = mn * ck - mx * sk;
-    sd2 = sd * sd;
-    d = sd + sd * sd2 * (1.0 / 6.0 + sd2 * (3.0 / 40.0 + sd2 * (5.0 / 112.0)));
-    kf = (double)k;
-    r = (kf * PIK_STEP_HI + d) + kf * PIK_STEP_LO;
-    swapped = (double)(as > ac);
-    cneg = (double)(c < 0.0);
-    r = swapped * PIK_PI_2_HI + (1.0 - 2.0 * swapped) * r + swapped * PIK_PI_2_LO;
-    r = cneg * PIK_PI_HI + (1.0 - 2.0 * cneg) * r + cneg * PIK_PI_LO;
-    return copysign(r, s);
-}
+#define PIK_TK_T float
+#define PIK_TK_FN(name) name##f
+#define PIK_TK_K(base, tail) pik_##base##f##tail
+#define PIK_TK_LIT(x) x##f
+#define PIK_TK_C(name) name##_F32
+#define PIK_TK_SINCOS_TABLE pik_sincos_table_f32
+#define PIK_TK_ATAN_TABLE pik_atan_table_f32
+#define PIK_TK_TABLE_MAX_ARG PIK_SINCOSF_TABLE_MAX_ARG
+#define PIK_TK_MAX FLT_MAX
+#define PIK_TK_ATAN_POLY(z2) (-1.0f / 3.0f)
+#define PIK_TK_ASIN_POLY(s2) (1.0f / 6.0f + (s2) * (3.0f / 40.0f))
+#include "pik_trig_kernels.h"
 
 #if defined(__GNUC__) && !defined(PIK_NO_VECTOR_EXT) && !PIK_FLOAT && (defined(__SSE2__) || defined(__aarch64__))
 /* Two lanes of pik_atan2_unit_inline with GCC/Clang vector extensions (SSE2 on x86-64, NEON on

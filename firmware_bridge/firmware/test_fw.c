@@ -240,40 +240,39 @@ static const msg *msg_at(fixture *x, int i, uint8_t type)
     return &x->msgs[i];
 }
 
+/* Decodes message i, checked to be of `type`, into *out with `decode`. *out is zeroed first, so
+ * that the checks after a missing or malformed message fail on zeros instead of reading garbage. */
+#define DECODE_AT(x, i, type, decode, out)                                                         \
+    do {                                                                                           \
+        const msg *got_ = msg_at((x), (i), (type));                                                \
+        memset((out), 0, sizeof *(out));                                                           \
+        if (got_) {                                                                                \
+            CHECK_EQ(decode(got_->payload, got_->len, (out)), PIK_OK);                             \
+        }                                                                                          \
+    } while (0)
+
 /* Checks message i is an ACK of seq; returns it decoded. */
 static pik_msg_ack ack_at(fixture *x, int i, uint16_t seq)
 {
-    const msg *got = msg_at(x, i, PIK_MSG_ACK);
     pik_msg_ack a;
-    memset(&a, 0, sizeof a);
-    if (got) {
-        CHECK_EQ(pik_msg_ack_decode(got->payload, got->len, &a), PIK_OK);
-        CHECK_EQ(a.acked_seq, seq);
-    }
+    DECODE_AT(x, i, PIK_MSG_ACK, pik_msg_ack_decode, &a);
+    CHECK_EQ(a.acked_seq, seq);
     return a;
 }
 
 static void nack_at(fixture *x, int i, uint16_t seq, uint8_t reason)
 {
-    const msg *got = msg_at(x, i, PIK_MSG_NACK);
     pik_msg_nack n;
-    memset(&n, 0, sizeof n);
-    if (got) {
-        CHECK_EQ(pik_msg_nack_decode(got->payload, got->len, &n), PIK_OK);
-        CHECK_EQ(n.seq, seq);
-        CHECK_EQ(n.reason, reason);
-    }
+    DECODE_AT(x, i, PIK_MSG_NACK, pik_msg_nack_decode, &n);
+    CHECK_EQ(n.seq, seq);
+    CHECK_EQ(n.reason, reason);
 }
 
 static pik_msg_state state_at(fixture *x, int i, uint8_t state)
 {
-    const msg *got = msg_at(x, i, PIK_MSG_STATE);
     pik_msg_state s;
-    memset(&s, 0, sizeof s);
-    if (got) {
-        CHECK_EQ(pik_msg_state_decode(got->payload, got->len, &s), PIK_OK);
-        CHECK_EQ(s.state, state);
-    }
+    DECODE_AT(x, i, PIK_MSG_STATE, pik_msg_state_decode, &s);
+    CHECK_EQ(s.state, state);
     return s;
 }
 
