@@ -57,15 +57,13 @@ static inline void mul44(const pik_real A[16], const pik_real B[16], pik_real C[
     }
 }
 
+/* 1 when A is exactly the identity. Every pose of a model with a base or flange frame asks, so the
+ * diagonal is tested first (a frame's rotation rarely keeps all three) and then the translation. */
 static inline int is_identity44(const pik_real A[16])
 {
-    int i;
-    for (i = 0; i < 16; ++i) {
-        if (A[i] != ((i % 5) == 0 ? 1 : 0)) {
-            return 0;
-        }
-    }
-    return 1;
+    return A[0] == 1 && A[5] == 1 && A[10] == 1 && A[15] == 1 && A[3] == 0 && A[7] == 0 && A[11] == 0 &&
+           A[1] == 0 && A[2] == 0 && A[4] == 0 && A[6] == 0 && A[8] == 0 && A[9] == 0 && A[12] == 0 &&
+           A[13] == 0 && A[14] == 0;
 }
 
 #endif /* PIK_MAT3_H */
