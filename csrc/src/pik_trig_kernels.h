@@ -73,14 +73,25 @@ static inline void PIK_TK_K(sincos, _core_inline)(PIK_TK_T x_rad, PIK_TK_T *sin_
     PIK_TK_K(sincos, _table_inline)(x_rad, sin_out, cos_out);
 }
 
+/* Both atan2 kernels' last step: r, the angle reduced to the first octant, back to the full circle
+ * without branches (random signs mispredict). swapped (0 or 1): r -> pi/2 - r; xneg (0 or 1):
+ * r -> pi - r; then the sign of y. */
+static inline PIK_TK_T PIK_TK_K(atan2, _unfold)(PIK_TK_T r, PIK_TK_T swapped, PIK_TK_T xneg, PIK_TK_T y)
+{
+    r = swapped * PIK_TK_C(PIK_PI_2_HI) + (PIK_TK_LIT(1.0) - PIK_TK_LIT(2.0) * swapped) * r +
+        swapped * PIK_TK_C(PIK_PI_2_LO);
+    r = xneg * PIK_TK_C(PIK_PI_HI) + (PIK_TK_LIT(1.0) - PIK_TK_LIT(2.0) * xneg) * r + xneg * PIK_TK_C(PIK_PI_LO);
+    return PIK_TK_FN(copysign)(r, y);
+}
+
 /* atan2 by the atan table: reduce to the first octant, t = mn / mx in [0, 1]; take the nearest
  * table point c = k / 64; atan t = atan c + atan z, z = (t - c)/(1 + t c) = (mn - c mx)/(mx + c mn),
- * |z| <= 1/128, by PIK_TK_ATAN_POLY; then undo the octant reduction. */
+ * |z| <= 1/128, by PIK_TK_ATAN_POLY; then undo the octant reduction (atan2_unfold). */
 static inline PIK_TK_T PIK_TK_K(atan2, _inline)(PIK_TK_T y, PIK_TK_T x)
 {
     PIK_TK_T ax = PIK_TK_FN(fabs)(x), ay = PIK_TK_FN(fabs)(y);
     PIK_TK_T mx = ax > ay ? ax : ay, mn = ax > ay ? ay : ax;
-    PIK_TK_T t, c, z, z2, r, swapped, xneg;
+    PIK_TK_T t, c, z, z2, r;
     int k;
     /* mn <= mx fails when x is NaN (then mn is NaN and mx = |y| may be finite): a NaN ratio must
      * never reach the (int) conversion below (undefined behaviour, -fsanitize=float-cast-overflow). */
@@ -94,14 +105,7 @@ static inline PIK_TK_T PIK_TK_K(atan2, _inline)(PIK_TK_T y, PIK_TK_T x)
     z = (mn - c * mx) / (mx + c * mn);
     z2 = z * z;
     r = PIK_TK_ATAN_TABLE[k] + (z + z * z2 * PIK_TK_ATAN_POLY(z2));
-    /* Undo the octant reduction without branches (random signs mispredict):
-     * swapped: r -> pi/2 - r; x < 0: r -> pi - r; y < 0: r -> -r. */
-    swapped = (PIK_TK_T)(ay > ax);
-    xneg = (PIK_TK_T)(x < PIK_TK_LIT(0.0));
-    r = swapped * PIK_TK_C(PIK_PI_2_HI) + (PIK_TK_LIT(1.0) - PIK_TK_LIT(2.0) * swapped) * r +
-        swapped * PIK_TK_C(PIK_PI_2_LO);
-    r = xneg * PIK_TK_C(PIK_PI_HI) + (PIK_TK_LIT(1.0) - PIK_TK_LIT(2.0) * xneg) * r + xneg * PIK_TK_C(PIK_PI_LO);
-    return PIK_TK_FN(copysign)(r, y);
+    return PIK_TK_K(atan2, _unfold)(r, (PIK_TK_T)(ay > ax), (PIK_TK_T)(x < PIK_TK_LIT(0.0)), y);
 }
 
 /* The unit kernel's rare path, out of line so that it does not weigh on the inlined hot code. */
@@ -126,7 +130,7 @@ static inline PIK_TK_T PIK_TK_K(atan2, _unit_inline)(PIK_TK_T s, PIK_TK_T c)
 {
     PIK_TK_T as = PIK_TK_FN(fabs)(s), ac = PIK_TK_FN(fabs)(c);
     PIK_TK_T mx = as > ac ? as : ac, mn = as > ac ? ac : as;
-    PIK_TK_T sk, ck, sd, sd2, d, kf, r, swapped, cneg, n2 = s * s + c * c;
+    PIK_TK_T sk, ck, sd, sd2, d, kf, r, n2 = s * s + c * c;
     int k;
     if (PIK_UNIT_OUT_OF_RANGE(n2, s, c, PIK_TK_LIT(0.5), PIK_TK_LIT(2.0))) {
         return PIK_TK_K(atan2, _unit_far)(s, c);
@@ -140,12 +144,7 @@ static inline PIK_TK_T PIK_TK_K(atan2, _unit_inline)(PIK_TK_T s, PIK_TK_T c)
     d = sd + sd * sd2 * PIK_TK_ASIN_POLY(sd2);
     kf = (PIK_TK_T)k;
     r = (kf * PIK_TK_C(PIK_STEP_HI) + d) + kf * PIK_TK_C(PIK_STEP_LO);
-    swapped = (PIK_TK_T)(as > ac);
-    cneg = (PIK_TK_T)(c < PIK_TK_LIT(0.0));
-    r = swapped * PIK_TK_C(PIK_PI_2_HI) + (PIK_TK_LIT(1.0) - PIK_TK_LIT(2.0) * swapped) * r +
-        swapped * PIK_TK_C(PIK_PI_2_LO);
-    r = cneg * PIK_TK_C(PIK_PI_HI) + (PIK_TK_LIT(1.0) - PIK_TK_LIT(2.0) * cneg) * r + cneg * PIK_TK_C(PIK_PI_LO);
-    return PIK_TK_FN(copysign)(r, s);
+    return PIK_TK_K(atan2, _unfold)(r, (PIK_TK_T)(as > ac), (PIK_TK_T)(c < PIK_TK_LIT(0.0)), s);
 }
 
 #undef PIK_TK_T
